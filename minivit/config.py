@@ -1,0 +1,136 @@
+"""ViTConfig: every choice that shapes a minivit model, in one frozen dataclass, plus named presets."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+POOLS = ("mean", "cls", "last")
+
+
+def as_pair(size: int | tuple[int, int]) -> tuple[int, int]:
+    """Return `size` as (height, width)."""
+    if isinstance(size, int):
+        return (size, size)
+    h, w = size
+    return (int(h), int(w))
+
+
+def grid_of(image_size: int | tuple[int, int], patch_size: int) -> tuple[int, int]:
+    """The patch grid (gh, gw) of an image, or a ValueError that says how to fix the size."""
+    h, w = as_pair(image_size)
+    for name, side in (("height", h), ("width", w)):
+        if side % patch_size != 0:
+            lower = side - side % patch_size
+            raise ValueError(
+                f"image {name} {side} is not divisible by patch size {patch_size}; "
+                f"use a multiple of {patch_size} (e.g. {lower or patch_size} or "
+                f"{lower + patch_size}) or another patch size"
+            )
+    return (h // patch_size, w // patch_size)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ViTConfig:
+    """Architecture of a Vision Transformer and its positional encoding.
+
+    The defaults are a model that trains in seconds on a laptop CPU.
+    """
+
+    image_size: int | tuple[int, int] = 24  # the training resolution; the model runs at others
+    patch_size: int = 4
+    in_channels: int = 3
+    num_classes: int = 9
+    dim: int = 64
+    depth: int = 2
+    heads: int = 2
+    mlp_ratio: float = 4.0
+    pool: str = "mean"  # "mean" (default, as in DeiT-III/MAE fine-tuning), "cls", or "last" token
+    norm_first: bool = True  # pre-LayerNorm; False gives the post-LN blocks of the original paper
+    dropout: float = 0.0  # tiny models on small data overfit less from fewer steps than from dropout
+    position: str = "learned"  # a name in minivit.posenc.REGISTRY
+    position_options: dict[str, Any] = field(default_factory=dict)  # passed to that encoding
+
+    def __post_init__(self) -> None:
+        from minivit.posenc import check_name  # late import: posenc imports this module
+
+        object.__setattr__(self, "image_size", as_pair(self.image_size))
+        grid_of(self.image_size, self.patch_size)
+        if self.dim % self.heads != 0:
+            raise ValueError(
+                f"width dim={self.dim} is not divisible by heads={self.heads}; "
+                f"choose dim as a multiple of heads (e.g. dim={self.heads * (self.dim // self.heads + 1)})"
+            )
+        if self.pool not in POOLS:
+            raise ValueError(f"unknown pool {self.pool!r}; known pools: {', '.join(POOLS)}")
+        check_name(self.position)
+
+    @property
+    def grid(self) -> tuple[int, int]:
+        """The training grid of patches (gh, gw)."""
+        return grid_of(self.image_size, self.patch_size)
+
+    @property
+    def head_dim(self) -> int:
+        return self.dim // self.heads
+
+    @property
+    def num_prefix_tokens(self) -> int:
+        """Tokens before the patch tokens: 1 for a class token, else 0."""
+        return 1 if self.pool == "cls" else 0
+
+    def with_(self, **changes: Any) -> ViTConfig:
+        """A copy with some fields changed (validated again)."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["image_size"] = list(self.image_size)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ViTConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ValueError(f"unknown ViTConfig fields {unknown}; known fields: {sorted(known)}")
+        d = dict(d)
+        if "image_size" in d and not isinstance(d["image_size"], int):
+            d["image_size"] = tuple(d["image_size"])
+        return cls(**d)
+
+    def differences(self, other: ViTConfig) -> dict[str, tuple[Any, Any]]:
+        """Fields whose values differ: {name: (self's, other's)}."""
+        a, b = self.to_dict(), other.to_dict()
+        return {k: (a[k], b[k]) for k in a if a[k] != b[k]}
+
+
+PRESETS: dict[str, ViTConfig] = {
+    # 2 blocks of width 64: the lessons' model, seconds per hundred steps on a laptop CPU.
+    "tiny": ViTConfig(),
+    # DeiT-Tiny's width and heads at CIFAR size (Touvron et al. 2021), 6 blocks instead of 12.
+    "small": ViTConfig(image_size=32, patch_size=4, num_classes=10, dim=192, depth=6, heads=3),
+    # Ito et al. 2024 (arXiv 2406.08272) on the 4x4 Latin square task: cells are tokens
+    # (6 one-hot channels, patch 1), 4 post-LN blocks of width 160, 1 head, readout from the last
+    # token, a separate N(0, sigma^2) table before every block.
+    "lst": ViTConfig(
+        image_size=4,
+        patch_size=1,
+        in_channels=6,
+        num_classes=4,
+        dim=160,
+        depth=4,
+        heads=1,
+        norm_first=False,
+        pool="last",
+        position="learned",
+        position_options={"init": "normal", "std": 0.1, "per_block": True},
+    ),
+}
+
+
+def preset(name: str, **changes: Any) -> ViTConfig:
+    """A named configuration, optionally with some fields changed."""
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}; known presets: {', '.join(PRESETS)}")
+    return PRESETS[name].with_(**changes) if changes else PRESETS[name]

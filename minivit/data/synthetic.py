@@ -1,0 +1,129 @@
+"""Procedural image tasks on a layout of cells, rendered at any resolution from a seed.
+
+A scene is drawn from the seed alone (which shape in which cell, its size, offset and colour), in
+continuous coordinates; `image_size` only decides how finely it is rasterised (with supersampling
+for smooth edges). The same seed at 24 and 48 pixels gives the same scenes, the second sharper.
+
+When cells align with patches (image size a multiple of `cells * patch_size`) and the background
+is plain, moving a cell's content is exactly a permutation of patches, so a model without position
+cannot do better than chance on a task whose answer is a cell.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+from torch.utils.data import TensorDataset
+
+SHAPES = ("square", "circle", "triangle", "cross")
+
+
+class SyntheticTask(TensorDataset):
+    """Images [n, 3, S, S] in [0, 1] and integer labels [n], with the classes' names."""
+
+    def __init__(self, images: Tensor, labels: Tensor, classes: list[str], name: str):
+        super().__init__(images, labels)
+        self.classes, self.name = classes, name
+
+    @property
+    def images(self) -> Tensor:
+        return self.tensors[0]
+
+    @property
+    def labels(self) -> Tensor:
+        return self.tensors[1]
+
+    def __repr__(self) -> str:
+        n, c, h, w = self.images.shape
+        return f"SyntheticTask({self.name!r}, n={n}, images {c}x{h}x{w}, {len(self.classes)} classes)"
+
+
+def _inside(shape: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    """Whether local point (x, y) in [-1, 1]^2 (y down) lies inside shape id `shape` (-1: empty)."""
+    ax, ay = x.abs(), y.abs()
+    square = torch.maximum(ax, ay) <= 0.75
+    circle = x * x + y * y <= 0.85**2
+    triangle = (y <= 0.75) & (ax <= 0.85 * (y + 0.85) / 1.6)  # apex up, base down
+    cross = ((ax <= 0.28) & (ay <= 0.85)) | ((ay <= 0.28) & (ax <= 0.85))
+    return (
+        ((shape == 0) & square) | ((shape == 1) & circle) | ((shape == 2) & triangle) | ((shape == 3) & cross)
+    )
+
+
+def render_cells(
+    shape: Tensor,
+    color: Tensor,
+    scale: Tensor,
+    offset: Tensor,
+    *,
+    cells: int,
+    image_size: int,
+    supersample: int = 4,
+    chunk: int = 512,
+) -> Tensor:
+    """Rasterise scenes of cells x cells shapes.
+
+    Args:
+        shape: [n, cells*cells] shape id per cell (index into SHAPES; -1 leaves the cell empty).
+        color: [n, cells*cells, 3] RGB in [0, 1].
+        scale: [n, cells*cells] size of the shape relative to its cell.
+        offset: [n, cells*cells, 2] (x, y) shift of the shape in its cell, in half-cells.
+    Returns:
+        images [n, 3, image_size, image_size] in [0, 1] on a black background.
+    """
+    s = image_size * supersample
+    t = (torch.arange(s, dtype=torch.float32) + 0.5) / s  # pixel centres in (0, 1)
+    v, u = torch.meshgrid(t, t, indexing="ij")  # (s, s): v down, u right
+    row, col = (v * cells).floor(), (u * cells).floor()
+    cell = (row * cells + col).long()  # (s, s) which cell each sample lies in
+    ly, lx = (v * cells - row - 0.5) * 2, (u * cells - col - 0.5) * 2  # local coords in [-1, 1]
+    out = []
+    for i in range(0, len(shape), chunk):
+        sh, sc = shape[i : i + chunk][:, cell], scale[i : i + chunk][:, cell]  # (b, s, s)
+        off, rgb = offset[i : i + chunk][:, cell], color[i : i + chunk][:, cell]  # (b, s, s, 2|3)
+        x, y = (lx - off[..., 0]) / sc, (ly - off[..., 1]) / sc
+        mask = _inside(sh, x, y).float()  # (b, s, s)
+        img = (rgb * mask[..., None]).permute(0, 3, 1, 2)  # (b, 3, s, s)
+        out.append(F.avg_pool2d(img, supersample))  # (b, 3, S, S)
+    return torch.cat(out)
+
+
+def _random_layout(n: int, cells: int, g: torch.Generator) -> tuple[Tensor, Tensor, Tensor]:
+    """Per-image colour and per-cell scale and offset (shapes stay inside their cells)."""
+    k = cells * cells
+    hue = torch.rand(n, 1, generator=g)
+    # a bright colour per image from its hue (HSV with s = v = 1)
+    color = (torch.cat([hue, hue + 1 / 3, hue + 2 / 3], dim=1) * 2 * torch.pi).cos() * 0.4 + 0.6
+    scale = 0.6 + 0.3 * torch.rand(n, k, generator=g)
+    room = (1 - 0.85 * scale)[..., None]  # how far the shape can move and stay in its cell
+    offset = (torch.rand(n, k, 2, generator=g) * 2 - 1) * room
+    return color[:, None, :].expand(n, k, 3), scale, offset
+
+
+def odd_one_out(n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) -> SyntheticTask:
+    """Which cell holds the odd shape? Every cell holds one shape; all but one are the same kind.
+
+    A task that needs position: the answer is a cell (cells*cells classes, raster order).
+    """
+    g = torch.Generator().manual_seed(seed)
+    k = cells * cells
+    common = torch.randint(len(SHAPES), (n,), generator=g)
+    odd = (common + torch.randint(1, len(SHAPES), (n,), generator=g)) % len(SHAPES)  # != common
+    label = torch.randint(k, (n,), generator=g)
+    shape = common[:, None].repeat(1, k)
+    shape[torch.arange(n), label] = odd
+    color, scale, offset = _random_layout(n, cells, g)
+    images = render_cells(shape, color, scale, offset, cells=cells, image_size=image_size)
+    classes = [f"cell ({r}, {c})" for r in range(cells) for c in range(cells)]
+    return SyntheticTask(images, label, classes, "odd_one_out")
+
+
+def shuffle_patches(images: Tensor, patch_size: int, perm: Tensor) -> Tensor:
+    """Rearrange the p x p patches of images [B, C, H, W]: patch perm[i] of the input lands at i."""
+    B, C, H, W = images.shape
+    gh, gw = H // patch_size, W // patch_size
+    p = images.reshape(B, C, gh, patch_size, gw, patch_size).permute(0, 2, 4, 1, 3, 5)
+    p = p.reshape(B, gh * gw, C, patch_size, patch_size)[:, perm]  # (B, N, C, p, p)
+    p = p.reshape(B, gh, gw, C, patch_size, patch_size).permute(0, 3, 1, 4, 2, 5)
+    return p.reshape(B, C, H, W)

@@ -1,0 +1,153 @@
+"""A Vision Transformer whose positional encoding is a plug-in (Dosovitskiy et al. 2021, arXiv 2010.11929).
+
+    images [B, C, H, W] -> PatchEmbed -> tokens [B, P+N, D] (+ class token) -> Blocks -> norm
+           -> pool -> head -> logits [B, classes]
+
+The patch grid (gh, gw) travels with the tokens: each block passes it to the positional encoding,
+so a model trained at one image size runs at any other size divisible by the patch size.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+from minivit import posenc
+from minivit.attention import Attention
+from minivit.config import ViTConfig, grid_of
+from minivit.posenc.base import Grid, PositionalEncoding
+
+
+class PatchEmbed(nn.Module):
+    """Cut an image into non-overlapping p x p patches and project each to width D."""
+
+    def __init__(self, patch_size: int, in_channels: int, dim: int):
+        super().__init__()
+        self.patch_size = patch_size
+        self.proj = nn.Conv2d(in_channels, dim, kernel_size=patch_size, stride=patch_size)
+
+    def forward(self, images: Tensor) -> tuple[Tensor, Grid]:
+        """Returns tokens [B, N, D] in raster order and the grid (gh, gw), N = gh * gw."""
+        grid = grid_of(tuple(images.shape[-2:]), self.patch_size)
+        x = self.proj(images)  # (B, D, gh, gw)
+        return x.flatten(2).transpose(1, 2), grid  # (B, N, D)
+
+
+class MLP(nn.Sequential):
+    def __init__(self, dim: int, hidden: int, dropout: float = 0.0):
+        super().__init__(
+            nn.Linear(dim, hidden),
+            nn.GELU(),
+            nn.Dropout(dropout),
+            nn.Linear(hidden, dim),
+            nn.Dropout(dropout),
+        )
+
+
+class Block(nn.Module):
+    """Transformer block: pre-LN x + attn(norm(x)), x + mlp(norm(x)); or post-LN norm(x + attn(x))."""
+
+    def __init__(self, config: ViTConfig):
+        super().__init__()
+        self.norm_first = config.norm_first
+        self.norm1 = nn.LayerNorm(config.dim)
+        self.attn = Attention(config.dim, config.heads, config.dropout)
+        self.norm2 = nn.LayerNorm(config.dim)
+        self.mlp = MLP(config.dim, int(config.dim * config.mlp_ratio), config.dropout)
+
+    def forward(
+        self, x: Tensor, grid: Grid, pos: PositionalEncoding, layer: int, need_weights: bool = False
+    ) -> tuple[Tensor, Tensor | None]:
+        if self.norm_first:
+            a, weights = self.attn(self.norm1(x), grid, pos, layer, need_weights)
+            x = x + a
+            return x + self.mlp(self.norm2(x)), weights
+        a, weights = self.attn(x, grid, pos, layer, need_weights)
+        x = self.norm1(x + a)
+        return self.norm2(x + self.mlp(x)), weights
+
+
+class ViT(nn.Module):
+    """Vision Transformer built from a ViTConfig; `model.pos` is its positional encoding."""
+
+    def __init__(self, config: ViTConfig):
+        super().__init__()
+        self.config = config
+        self.patch_embed = PatchEmbed(config.patch_size, config.in_channels, config.dim)
+        self.cls_token = nn.Parameter(torch.zeros(1, 1, config.dim)) if config.pool == "cls" else None
+        self.pos = posenc.build(
+            config.position,
+            dim=config.dim,
+            heads=config.heads,
+            depth=config.depth,
+            grid=config.grid,
+            num_prefix_tokens=config.num_prefix_tokens,
+            **config.position_options,
+        )
+        self.blocks = nn.ModuleList(Block(config) for _ in range(config.depth))
+        # pre-LN blocks leave the residual stream unnormalised; post-LN blocks end normalised
+        self.norm = nn.LayerNorm(config.dim) if config.norm_first else nn.Identity()
+        self.head = nn.Linear(config.dim, config.num_classes)
+        self.apply(_init_weights)
+
+    def tokens(self, images: Tensor, *, need_weights: bool = False) -> tuple[Tensor, Grid, list[Tensor]]:
+        """Final normalised tokens [B, P+N, D], the grid, and each block's attention [B, H, P+N, P+N]
+        (an empty list unless `need_weights`)."""
+        if images.shape[1] != self.config.in_channels:
+            raise ValueError(
+                f"images have {images.shape[1]} channels but the model expects "
+                f"{self.config.in_channels}; pass [B, {self.config.in_channels}, H, W]"
+            )
+        x, grid = self.patch_embed(images)  # (B, N, D)
+        if self.cls_token is not None:
+            x = torch.cat([self.cls_token.expand(len(x), -1, -1), x], dim=1)  # (B, 1+N, D)
+        attention = []
+        for layer, block in enumerate(self.blocks):
+            x = self.pos.add_to_tokens(x, grid, layer)
+            x, weights = block(x, grid, self.pos, layer, need_weights)
+            if need_weights:
+                attention.append(weights)
+        return self.norm(x), grid, attention
+
+    def pool(self, x: Tensor) -> Tensor:
+        """Tokens [B, P+N, D] -> one vector per image [B, D]."""
+        if self.config.pool == "mean":
+            return x.mean(dim=1)
+        if self.config.pool == "cls":
+            return x[:, 0]
+        return x[:, -1]  # "last"
+
+    def features(self, images: Tensor) -> Tensor:
+        """Pooled features [B, D], the input of the classification head."""
+        return self.pool(self.tokens(images)[0])
+
+    def forward(self, images: Tensor) -> Tensor:
+        """Class logits [B, num_classes] for images [B, C, H, W] of any size divisible by the patch."""
+        return self.head(self.features(images))
+
+    def attention_maps(self, images: Tensor) -> list[Tensor]:
+        """Each block's attention weights [B, H, P+N, P+N] (explicit path, same result as forward)."""
+        return self.tokens(images, need_weights=True)[2]
+
+    def parameter_groups(self, weight_decay: float) -> list[dict]:
+        """AdamW groups: decay matrices; no decay on biases, norms, tokens, and what the encoding exempts."""
+        exempt = {f"pos.{n}" for n in self.pos.no_weight_decay()}
+        decay, no_decay = [], []
+        for name, p in self.named_parameters():
+            if not p.requires_grad:
+                continue
+            if p.ndim < 2 or name in exempt or name == "cls_token":
+                no_decay.append(p)
+            else:
+                decay.append(p)
+        return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+def _init_weights(m: nn.Module) -> None:
+    if isinstance(m, nn.Linear):
+        nn.init.trunc_normal_(m.weight, std=0.02, a=-0.04, b=0.04)
+        if m.bias is not None:
+            nn.init.zeros_(m.bias)
+    elif isinstance(m, nn.LayerNorm):
+        nn.init.ones_(m.weight)
+        nn.init.zeros_(m.bias)

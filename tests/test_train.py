@@ -1,0 +1,57 @@
+import pytest
+import torch
+from torch.utils.data import TensorDataset
+
+from minivit import ViT, ViTConfig
+from minivit.evaluate import evaluate, predict
+from minivit.train import fit, lr_at, pick_device
+
+
+def brightest_channel(n, seed=0):
+    """A content task: which colour channel is brightest (no position needed)."""
+    g = torch.Generator().manual_seed(seed)
+    labels = torch.randint(3, (n,), generator=g)
+    images = torch.rand(n, 3, 8, 8, generator=g) * 0.5
+    images[torch.arange(n), labels] += 0.5
+    return TensorDataset(images, labels)
+
+
+def tiny(**kw):
+    return ViT(ViTConfig(image_size=8, patch_size=4, dim=16, heads=2, depth=1, num_classes=3, **kw))
+
+
+def test_lr_warms_up_linearly_then_decays_to_zero():
+    lrs = [lr_at(s, steps=100, lr=1.0, warmup=10) for s in range(100)]
+    assert lrs[0] == pytest.approx(0.1) and lrs[9] == pytest.approx(1.0)
+    assert lrs[10] == pytest.approx(1.0)
+    assert all(a >= b for a, b in zip(lrs[10:], lrs[11:], strict=False))
+    assert lrs[-1] < 1e-3
+
+
+def test_fit_learns_a_content_task_and_records_history():
+    train, test = brightest_channel(512), brightest_channel(256, seed=1)
+    model = tiny(position="learned")
+    before = evaluate(model, test)
+    h = fit(model, train, steps=150, lr=3e-3, eval_data=test, eval_every=50, progress=False)
+    assert len(h.loss) == len(h.step) == len(h.accuracy) == 150
+    assert h.eval_step == [50, 100, 150] and len(h.eval_accuracy) == 3
+    assert h.final_eval > 0.9 > before + 0.3
+    assert sum(h.loss[-10:]) < sum(h.loss[:10])
+    assert predict(model, test.tensors[0]).shape == (256,)
+
+
+def test_fit_is_deterministic_on_cpu():
+    train = brightest_channel(256)
+    states = []
+    for _ in range(2):
+        torch.manual_seed(1)
+        model = tiny(position="sincos2d")
+        fit(model, train, steps=20, progress=False, seed=5)
+        states.append(model.state_dict())
+    for k in states[0]:
+        assert torch.equal(states[0][k], states[1][k]), k
+
+
+def test_pick_device():
+    assert pick_device("cpu") == torch.device("cpu")
+    assert pick_device().type in {"cpu", "cuda", "mps"}
