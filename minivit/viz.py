@@ -1,10 +1,13 @@
-"""Figures for the lessons: pure functions, data in, matplotlib Figure out (testable headless)."""
+"""Figures for the lessons: pure functions, data in, matplotlib Figure out (testable headless).
+
+Figures are made without pyplot, so nothing global is left open: a notebook shows a returned figure
+once, and a slider can redraw it as often as it likes.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 from torch import Tensor
@@ -36,7 +39,8 @@ def show_images(
     """A grid of images [n, C, H, W], titled with their labels; patch boundaries if `patch_size`."""
     n = len(images)
     nrows = -(-n // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(1.6 * ncols, 1.8 * nrows), squeeze=False)
+    fig = Figure(figsize=(1.6 * ncols, 1.8 * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False)
     for i, ax in enumerate(axes.flat):
         ax.axis("off")
         if i >= n:
@@ -47,13 +51,13 @@ def show_images(
         if labels is not None:
             label = int(labels[i])
             ax.set_title(classes[label] if classes else str(label), fontsize=8)
-    fig.tight_layout()
     return fig
 
 
 def plot_history(histories: Mapping[str, History], *, chance: float | None = None) -> Figure:
     """Training loss and held-out accuracy against step, one line per run."""
-    fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 3.5))
+    fig = Figure(figsize=(10, 3.5), layout="constrained")
+    ax_loss, ax_acc = fig.subplots(1, 2)
     for name, h in histories.items():
         k = max(1, len(h.loss) // 50)  # smooth the per-batch loss over ~2% of the run
         smooth = np.convolve(h.loss, np.ones(k) / k, mode="valid")
@@ -66,7 +70,6 @@ def plot_history(histories: Mapping[str, History], *, chance: float | None = Non
     ax_acc.set(xlabel="step", ylabel="held-out accuracy", ylim=(0, 1.02), title="accuracy")
     ax_acc.legend(loc="upper left", fontsize=8)
     ax_loss.legend(fontsize=8)
-    fig.tight_layout()
     return fig
 
 
@@ -85,9 +88,8 @@ def shuffle_comparison(
         outputs: {model name: (probabilities for image [K], probabilities for shuffled [K])}.
     """
     n = len(outputs)
-    fig, axes = plt.subplots(
-        1, 2 + n, figsize=(3.2 * (2 + n), 3.2), gridspec_kw={"width_ratios": [1, 1] + [1.6] * n}
-    )
+    fig = Figure(figsize=(3.2 * (2 + n), 3.2), layout="constrained")
+    axes = fig.subplots(1, 2 + n, gridspec_kw={"width_ratios": [1, 1] + [1.6] * n})
     for ax, img, title in ((axes[0], image, "image"), (axes[1], shuffled, "patches shuffled")):
         ax.imshow(_hwc(img), interpolation="nearest")
         _patch_lines(ax, img.shape[-2:], patch_size)
@@ -102,7 +104,6 @@ def shuffle_comparison(
         ax.set(ylim=(0, 1), xlabel="class", ylabel="probability")
         ax.set_xticks(k, [str(i) for i in k] if classes is None else list(range(len(k))))
         ax.legend(fontsize=8)
-    fig.tight_layout()
     return fig
 
 

@@ -9,7 +9,6 @@ import io
 from collections.abc import Mapping
 
 import ipywidgets as W
-import matplotlib.pyplot as plt
 import torch
 from matplotlib.figure import Figure
 from torch import Tensor, nn
@@ -33,10 +32,9 @@ def shuffle_view(models: Mapping[str, nn.Module], image: Tensor, *, seed: int, p
 
 
 def figure_image(fig: Figure) -> bytes:
-    """A figure as PNG bytes (closing it), for an ipywidgets Image that a slider updates."""
+    """A figure as PNG bytes, for an ipywidgets Image that a slider updates."""
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
     return buf.getvalue()
 
 

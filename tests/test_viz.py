@@ -1,6 +1,7 @@
 """The lessons' figures and slider functions, drawn headless."""
 
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from minivit import ViT, ViTConfig, viz
@@ -10,8 +11,9 @@ from minivit.widgets import shuffle_explorer, shuffle_view
 
 
 def pixels(fig: Figure) -> np.ndarray:
-    fig.canvas.draw()
-    return np.asarray(fig.canvas.buffer_rgba()).copy()
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba()).copy()
 
 
 def test_show_images_titles_with_class_names():

@@ -1,0 +1,35 @@
+# Two commands for a fresh clone (needs only Python >= 3.10 with pip and venv):
+#   make lab    set everything up in .venv and open the course in JupyterLab
+#   make test   set everything up in .venv and run every test (unit tests, lint, nbval on every lesson)
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: lab test lint lessons clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install -e ".[dev]"
+	touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab lessons/
+
+test: $(STAMP) lint
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check minivit tests benchmarks
+
+# After editing a lesson's .py: update its .ipynb pair and re-run it top to bottom with outputs.
+lessons: $(STAMP)
+	for py in lessons/[0-9][0-9]_*.py; do \
+		$(BIN)/jupytext --to ipynb --update "$$py" && \
+		$(BIN)/jupyter nbconvert --to notebook --execute --inplace "$${py%.py}.ipynb" || exit 1; \
+	done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache
