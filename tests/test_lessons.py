@@ -42,6 +42,12 @@ def test_notebook_holds_a_clean_top_to_bottom_run(py):
 @pytest.mark.parametrize("py", LESSONS, ids=lambda p: p.stem)
 def test_lesson_has_the_course_shape(py):
     text = py.read_text()
-    for part in ("colab-badge.svg", "What you will learn", "google.colab", "## What we covered",
-                 "## Exercises", "assert"):
+    for part in (
+        "colab-badge.svg",
+        "What you will learn",
+        "google.colab",
+        "## What we covered",
+        "## Exercises",
+        "assert",
+    ):
         assert part in text, f"{py.name} lacks {part!r}"
