@@ -11,27 +11,36 @@ from minivit.posenc import REGISTRY, build, grid_coords, resample, sincos_1d, si
 
 
 def model(position, **kw):
-    cfg = ViTConfig(image_size=16, patch_size=4, dim=32, heads=2, depth=2, position=position, **kw)
+    cfg = ViTConfig(image_size=16, patch_size=4, dim=32, heads=4, depth=2, position=position, **kw)
     return ViT(cfg).eval()
 
 
+def scaled(m):
+    """`m` with every weight at a sizeable random scale, as training leaves them: at init (std 0.02)
+    attention is nearly uniform and a relative encoding barely moves the output."""
+    with torch.no_grad():
+        for p in m.parameters():
+            p.normal_(std=0.5)
+    return m
+
+
 def test_none_is_exactly_permutation_equivariant():
-    m = model("none")
+    m = scaled(model("none"))
     x = torch.randn(2, 3, 16, 16)
     perm = torch.randperm(16)
     tokens = m.tokens(x)[0]
     tokens_shuffled = m.tokens(shuffle_patches(x, 4, perm))[0]
-    torch.testing.assert_close(tokens_shuffled, tokens[:, perm], atol=1e-6, rtol=0)
-    torch.testing.assert_close(m(shuffle_patches(x, 4, perm)), m(x), atol=1e-6, rtol=0)
+    torch.testing.assert_close(tokens_shuffled, tokens[:, perm], atol=1e-5, rtol=0)
+    torch.testing.assert_close(m(shuffle_patches(x, 4, perm)), m(x), atol=1e-5, rtol=0)
 
 
 @pytest.mark.parametrize("name", [n for n in REGISTRY if n != "none"])
 def test_every_other_encoding_breaks_permutation_invariance(name):
-    m = model(name, position_options={"init": "normal", "std": 1.0} if name == "learned" else {})
+    m = scaled(model(name))
     x = torch.randn(2, 3, 16, 16)
     perm = torch.randperm(16)
     change = (m.features(shuffle_patches(x, 4, perm)) - m.features(x)).abs().max()
-    assert change > 1e-3
+    assert change > 1e-3  # 100 times the tolerance within which `none` is invariant
 
 
 def test_sincos_1d_matches_the_closed_form():

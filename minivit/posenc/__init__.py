@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import inspect
 
+from minivit.posenc.alibi import ALiBi1D, ALiBi2D, alibi_slopes
 from minivit.posenc.base import Grid, PositionalEncoding, grid_coords, pad_prefix
+from minivit.posenc.conditional import PEG
 from minivit.posenc.learned import Learned, resample
 from minivit.posenc.none import NoPosition
+from minivit.posenc.relative import RelativeBias, relative_offsets
+from minivit.posenc.rope import RoPE1D, RoPEAxial, RoPEMixed, rotate_pairs
 from minivit.posenc.sinusoidal import Sincos1D, Sincos2D, sincos_1d, sincos_2d
 
 REGISTRY: dict[str, type[PositionalEncoding]] = {
@@ -19,6 +23,13 @@ REGISTRY: dict[str, type[PositionalEncoding]] = {
     "learned": Learned,
     "sincos1d": Sincos1D,
     "sincos2d": Sincos2D,
+    "relative": RelativeBias,
+    "rope1d": RoPE1D,
+    "rope-axial": RoPEAxial,
+    "rope-mixed": RoPEMixed,
+    "alibi1d": ALiBi1D,
+    "alibi2d": ALiBi2D,
+    "peg": PEG,
 }
 
 
@@ -57,19 +68,29 @@ def build(
 
 
 __all__ = [
+    "PEG",
     "REGISTRY",
+    "ALiBi1D",
+    "ALiBi2D",
     "Grid",
     "Learned",
     "NoPosition",
     "PositionalEncoding",
+    "RelativeBias",
+    "RoPE1D",
+    "RoPEAxial",
+    "RoPEMixed",
     "Sincos1D",
     "Sincos2D",
+    "alibi_slopes",
     "build",
     "check_name",
     "grid_coords",
     "options_of",
     "pad_prefix",
+    "relative_offsets",
     "resample",
+    "rotate_pairs",
     "sincos_1d",
     "sincos_2d",
 ]

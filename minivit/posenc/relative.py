@@ -1,0 +1,72 @@
+"""Relative position bias: a learned logit bias per head for each 2-D offset (Swin, arXiv 2103.14030),
+optionally with offsets clipped to +-k (Shaw et al. 2018, arXiv 1803.02155).
+
+    bias[h, i, j] = table[h, clip(r_i - r_j) + R_h, clip(c_i - c_j) + R_w]
+
+The table has (2R_h + 1)(2R_w + 1) entries per head: (2gh - 1)(2gw - 1) without clipping.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from minivit.posenc.base import Grid, PositionalEncoding, grid_coords, pad_prefix
+
+RESIZE = ("interpolate", "clamp")
+
+
+def relative_offsets(grid: Grid) -> Tensor:
+    """Offsets (dy, dx) = (r_i - r_j, c_i - c_j) between every pair of patches: [N, N, 2] (long)."""
+    rc = grid_coords(grid, dtype=torch.long)  # (N, 2)
+    return rc[:, None, :] - rc[None, :, :]  # (N, N, 2)
+
+
+class RelativeBias(PositionalEncoding):
+    """A table [L, H, 2R_h + 1, 2R_w + 1] of logit biases indexed by 2-D offset; L = depth unless `shared`.
+
+    Args:
+        clip: clip offsets to [-clip, clip] (Shaw et al.); the table then fits every grid.
+        shared: one table for all blocks instead of one per block (Swin has one per block).
+        resize: without clipping, at a grid with other offsets "interpolate" resizes the table
+            bicubically to (2gh - 1, 2gw - 1) as Swin/timm do; "clamp" reuses the outermost offsets.
+    """
+
+    def __init__(
+        self, *, clip: int | None = None, shared: bool = False, resize: str = "interpolate", **kwargs
+    ):
+        super().__init__(**kwargs)
+        if resize not in RESIZE:
+            raise ValueError(f"unknown resize {resize!r} for relative bias; known: {', '.join(RESIZE)}")
+        if clip is not None and clip < 0:
+            raise ValueError(f"clip must be >= 0 (or None for no clipping), got {clip}")
+        self.clip, self.shared, self.resize = clip, shared, resize
+        self.radius = (clip, clip) if clip is not None else (self.grid[0] - 1, self.grid[1] - 1)
+        rh, rw = self.radius
+        layers = 1 if shared else self.depth
+        self.table = nn.Parameter(torch.zeros(layers, self.heads, 2 * rh + 1, 2 * rw + 1))
+        nn.init.trunc_normal_(self.table, std=0.02, a=-0.04, b=0.04)
+
+    def no_weight_decay(self) -> set[str]:
+        return {"table"}
+
+    def table_for(self, grid: Grid, layer: int) -> tuple[Tensor, tuple[int, int]]:
+        """The table [H, 2R_h + 1, 2R_w + 1] for `grid` and its radius (R_h, R_w)."""
+        table = self.table[0 if self.shared else layer]
+        if self.clip is not None or self.resize == "clamp" or tuple(grid) == self.grid:
+            return table, self.radius
+        size = (2 * grid[0] - 1, 2 * grid[1] - 1)
+        table = F.interpolate(table[None], size=size, mode="bicubic", align_corners=False)[0]
+        return table, (grid[0] - 1, grid[1] - 1)
+
+    def attn_bias(self, grid: Grid, layer: int) -> Tensor:
+        table, (rh, rw) = self.table_for(grid, layer)
+        off = relative_offsets(grid).to(table.device)  # (N, N, 2)
+        dy = off[..., 0].clamp(-rh, rh) + rh
+        dx = off[..., 1].clamp(-rw, rw) + rw
+        bias = table[:, dy, dx]  # (H, N, N)
+        return pad_prefix(bias, self.num_prefix_tokens)
+
+    def extra_repr(self) -> str:
+        return f"clip={self.clip}, shared={self.shared}, table={tuple(self.table.shape)}"

@@ -1,0 +1,142 @@
+"""Rotary position embedding: rotate pairs of q and k channels by angles proportional to position
+(Su et al. 2021, arXiv 2104.09864), and its 2-D forms for images (Heo et al. 2024, arXiv 2403.13298).
+
+    (q_2i, q_2i+1) <- R(theta_i . p) (q_2i, q_2i+1),   the same for k
+
+so q_m . k_n = Re[sum_i q_i conj(k_i) e^{i theta_i . (p_m - p_n)}] depends only on the offset.
+
+    rope1d      theta_i = base^(-2i/Dh), p = raster index
+    rope-axial  half the pairs rotate with the column, half with the row; theta_i = base^(-4i/Dh), base 100
+    rope-mixed  theta_i = (f_x, f_y) learnable per pair, head and block, initialised with magnitudes
+                from base 10 in a random direction per head: rotation by f_x * col + f_y * row
+
+Position interpolation (Chen et al. 2023, arXiv 2306.15595) scales positions at a new grid back
+into the trained range. Prefix tokens are never rotated.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+from minivit.posenc.base import Grid, PositionalEncoding, grid_coords
+
+
+def rotate_pairs(x: Tensor, angles: Tensor) -> Tensor:
+    """Rotate channel pairs (x_2i, x_2i+1) of x [..., N, Dh] by angles [..., N, Dh/2]."""
+    cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
+    x1, x2 = x[..., 0::2], x[..., 1::2]  # (..., N, Dh/2) each
+    return torch.stack([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1).flatten(-2)
+
+
+def axial_frequencies(head_dim: int, base: float) -> Tensor:
+    """Magnitudes base^(-4i/Dh) for i < Dh/4: each axis gets a quarter of the channels' pairs."""
+    return base ** (-torch.arange(0, head_dim, 4)[: head_dim // 4].double() / head_dim)
+
+
+def mixed_frequencies(head_dim: int, heads: int, base: float = 10.0, *, generator=None) -> Tensor:
+    """Heo et al.'s initialisation of mixed RoPE: [2, H, Dh/2] (x and y component of each pair's
+    frequency): axial magnitudes, the first half of the pairs along a random angle per head and
+    the second half perpendicular to it."""
+    mag = axial_frequencies(head_dim, base).float()  # (Dh/4,)
+    angle = torch.rand(heads, 1, generator=generator) * 2 * math.pi  # (H, 1)
+    fx = torch.cat([mag * angle.cos(), mag * (angle + math.pi / 2).cos()], dim=-1)  # (H, Dh/2)
+    fy = torch.cat([mag * angle.sin(), mag * (angle + math.pi / 2).sin()], dim=-1)
+    return torch.stack([fx, fy])  # (2, H, Dh/2)
+
+
+class _RoPE(PositionalEncoding):
+    """Shared machinery: positions at a grid (optionally interpolated), prefix left unrotated."""
+
+    def __init__(self, *, base: float, interpolate: bool = False, **kwargs):
+        super().__init__(**kwargs)
+        self.base, self.interpolate = float(base), interpolate
+
+    def positions(self, grid: Grid) -> Tensor:
+        """(row, col) of each patch [N, 2], scaled into the trained grid's range with `interpolate`."""
+        rc = grid_coords(grid)
+        if self.interpolate and tuple(grid) != self.grid:
+            rc = rc * torch.tensor([self.grid[0] / grid[0], self.grid[1] / grid[1]])
+        return rc
+
+    def angles(self, grid: Grid, layer: int) -> Tensor:
+        """Rotation angle of every patch's channel pairs: [N, Dh/2] or [H, N, Dh/2]."""
+        raise NotImplementedError
+
+    def rotate(self, q: Tensor, k: Tensor, grid: Grid, layer: int) -> tuple[Tensor, Tensor]:
+        p = self.num_prefix_tokens
+        angles = self.angles(grid, layer).to(q.device)
+        q = torch.cat([q[..., :p, :], rotate_pairs(q[..., p:, :], angles)], dim=-2)
+        k = torch.cat([k[..., :p, :], rotate_pairs(k[..., p:, :], angles)], dim=-2)
+        return q, k
+
+    def extra_repr(self) -> str:
+        return f"base={self.base:g}, interpolate={self.interpolate}"
+
+
+class RoPE1D(_RoPE):
+    """1-D RoPE on the raster index (Su et al.): theta_i = base^(-2i/Dh)."""
+
+    def __init__(self, *, base: float = 10000.0, **kwargs):
+        super().__init__(base=base, **kwargs)
+        if self.head_dim % 2 != 0:
+            raise ValueError(f"RoPE needs an even head dimension, got {self.head_dim}; change dim or heads")
+        freqs = self.base ** (-torch.arange(0, self.head_dim, 2).double() / self.head_dim)
+        self.register_buffer("freqs", freqs.float(), persistent=False)  # (Dh/2,)
+
+    def positions(self, grid: Grid) -> Tensor:
+        """Raster index r * gw + c [N, 1]; with `interpolate`, scaled by N_trained / N (Chen et al.)."""
+        n = grid[0] * grid[1]
+        idx = torch.arange(n, dtype=torch.float32)
+        if self.interpolate and tuple(grid) != self.grid:
+            idx = idx * (self.grid[0] * self.grid[1] / n)
+        return idx[:, None]  # (N, 1)
+
+    def angles(self, grid: Grid, layer: int) -> Tensor:
+        return self.positions(grid).to(self.freqs.device) * self.freqs  # (N, Dh/2)
+
+
+def _check_quarter(head_dim: int) -> None:
+    if head_dim % 4 != 0:
+        raise ValueError(
+            f"2-D RoPE needs a head dimension divisible by 4 (a pair of channels per frequency and "
+            f"axis), got {head_dim}; choose dim / heads as a multiple of 4"
+        )
+
+
+class RoPEAxial(_RoPE):
+    """2-D axial RoPE (RoPE-ViT): the first Dh/4 pairs rotate with the column, the rest with the row."""
+
+    def __init__(self, *, base: float = 100.0, **kwargs):
+        super().__init__(base=base, **kwargs)
+        _check_quarter(self.head_dim)
+        self.register_buffer("freqs", axial_frequencies(self.head_dim, self.base).float(), persistent=False)
+
+    def angles(self, grid: Grid, layer: int) -> Tensor:
+        rc = self.positions(grid).to(self.freqs.device)
+        return torch.cat([rc[:, 1:2] * self.freqs, rc[:, 0:1] * self.freqs], dim=-1)  # (N, Dh/2)
+
+
+class RoPEMixed(_RoPE):
+    """2-D mixed RoPE (RoPE-ViT): learnable frequencies (f_x, f_y) per pair, head and block.
+
+    The frequencies are excluded from weight decay, as in Heo et al.
+    """
+
+    def __init__(self, *, base: float = 10.0, **kwargs):
+        super().__init__(base=base, **kwargs)
+        _check_quarter(self.head_dim)
+        freqs = torch.stack(
+            [mixed_frequencies(self.head_dim, self.heads, self.base) for _ in range(self.depth)]
+        )
+        self.freqs = nn.Parameter(freqs)  # (L, 2, H, Dh/2)
+
+    def no_weight_decay(self) -> set[str]:
+        return {"freqs"}
+
+    def angles(self, grid: Grid, layer: int) -> Tensor:
+        rc = self.positions(grid).to(self.freqs.device)  # (N, 2) = (row, col)
+        fx, fy = self.freqs[layer]  # (H, Dh/2) each
+        return rc[None, :, 1:2] * fx[:, None, :] + rc[None, :, 0:1] * fy[:, None, :]  # (H, N, Dh/2)
