@@ -1,6 +1,8 @@
-"""Accuracy of a trained model."""
+"""Accuracy of a trained model, at its training resolution or many."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
 
 import torch
 from torch import nn
@@ -25,3 +27,27 @@ def evaluate(model: nn.Module, data: TensorDataset, *, batch_size: int = 512) ->
     """Fraction of `data` (images, labels) the model classifies correctly."""
     images, labels = data.tensors[:2]
     return (predict(model, images, batch_size=batch_size) == labels.cpu()).float().mean().item()
+
+
+def evaluate_resolutions(
+    model: nn.Module,
+    data_at: Callable[[int], TensorDataset] | Mapping[int, TensorDataset],
+    sizes: Sequence[int] | None = None,
+    *,
+    batch_size: int = 512,
+) -> dict[int, float]:
+    """Accuracy of one trained model at several image sizes.
+
+    Each encoding adapts to the new patch grid as it defines (learned tables are resampled;
+    sinusoidal, RoPE and ALiBi are recomputed).
+
+    Args:
+        data_at: the test set at a given size: a function of the size, or {size: data}.
+        sizes: the sizes to evaluate (default: the keys of `data_at`).
+    """
+    if sizes is None:
+        if not isinstance(data_at, Mapping):
+            raise ValueError("pass sizes=[...] when data_at is a function")
+        sizes = list(data_at)
+    get = data_at.__getitem__ if isinstance(data_at, Mapping) else data_at
+    return {int(s): evaluate(model, get(s), batch_size=batch_size) for s in sizes}

@@ -1,14 +1,23 @@
 """fit: one training loop for a laptop CPU, a GPU or Colab.
 
-AdamW with linear warmup and cosine decay, gradient clipping, bf16 autocast on a GPU, a progress bar
-that shows loss and accuracy, and a history for the lessons to plot.
+AdamW with linear warmup and cosine decay, label smoothing, gradient clipping, bf16 autocast on a
+GPU, a progress bar that shows loss and accuracy, and a history for the lessons to plot.
+
+With `out=`, a run keeps a checkpoint (config, model, optimizer, step, batch order and every RNG
+state) written atomically every `checkpoint_every` steps and at the end; `resume=True` continues
+from it and ends with the same weights as a run that was never interrupted (bitwise on a CPU).
+A loss that becomes NaN or inf stops the run and leaves the last good checkpoint in place.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import random
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -17,7 +26,10 @@ from torch import nn
 from torch.utils.data import TensorDataset
 from tqdm.auto import tqdm
 
+from minivit.config import ViTConfig
 from minivit.evaluate import evaluate
+
+CHECKPOINT = "checkpoint.pt"
 
 
 def pick_device(device: str | torch.device | None = None) -> torch.device:
@@ -61,6 +73,77 @@ def lr_at(step: int, *, steps: int, lr: float, warmup: int) -> float:
     return lr * 0.5 * (1 + math.cos(math.pi * progress))
 
 
+class TrainingDiverged(RuntimeError):
+    """The loss became NaN or infinite."""
+
+
+def save_checkpoint(state: dict[str, Any], path: str | Path) -> None:
+    """Write `state` to `path` atomically: a temporary file in the same folder, then a rename, so a
+    crash mid-write leaves the previous checkpoint intact."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            torch.save(state, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def load_checkpoint(path: str | Path, model: nn.Module | None = None) -> dict[str, Any]:
+    """Load a checkpoint (a file, or a run folder holding one) safely (`weights_only=True`).
+
+    With `model`, check that it has the checkpoint's config (else a ValueError names the fields that
+    differ) and load the weights into it.
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / CHECKPOINT
+    if not path.exists():
+        raise FileNotFoundError(f"no checkpoint at {path}; train first (minivit train --out {path.parent})")
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    if model is not None:
+        config = getattr(model, "config", None)
+        if config is not None and state.get("config") is not None:
+            saved = ViTConfig.from_dict(state["config"])
+            diff = saved.differences(config)
+            if diff:
+                fields = "; ".join(f"{k}: checkpoint {a!r}, model {b!r}" for k, (a, b) in diff.items())
+                raise ValueError(
+                    f"checkpoint {path} is from another config ({fields}); build the model with "
+                    "minivit.train.load_model(path) or ViTConfig.from_dict(checkpoint['config'])"
+                )
+        model.load_state_dict(state["model"])
+    return state
+
+
+def load_model(path: str | Path) -> nn.Module:
+    """The ViT saved in a checkpoint (file or run folder), built from its config, in eval mode."""
+    from minivit.model import ViT
+
+    state = load_checkpoint(path)
+    model = ViT(ViTConfig.from_dict(state["config"]))
+    model.load_state_dict(state["model"])
+    return model.eval()
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """What a resumed run must share with the run it continues."""
+
+    steps: int
+    batch_size: int
+    lr: float
+    weight_decay: float
+    warmup: int
+    label_smoothing: float
+    grad_clip: float | None
+    seed: int
+
+
 def fit(
     model: nn.Module,
     train: TensorDataset,
@@ -78,59 +161,153 @@ def fit(
     device: str | torch.device | None = None,
     progress: bool = True,
     desc: str | None = None,
+    out: str | Path | None = None,
+    checkpoint_every: int | None = None,
+    resume: bool = False,
+    callback: Callable[[int, nn.Module, History], None] | None = None,
 ) -> History:
     """Train `model` on `train` (a TensorDataset of images and labels) for `steps` steps.
 
     Args:
         warmup: warmup steps (default: 5% of `steps`).
         eval_data: evaluated every `eval_every` steps (default: 10 times per run) and at the end.
-        seed: seeds initial batches' order and every random choice in training.
+        seed: seeds the batch order and every random choice in training.
         device: default cuda, then mps, then cpu; bf16 autocast on cuda.
+        out: a folder for the checkpoint (`out/checkpoint.pt`), written every `checkpoint_every`
+            steps (default: 10 times per run) and at the end.
+        resume: continue from the checkpoint in `out` if there is one.
+        callback: called as callback(step, model, history) after every step (step = steps done).
     Returns:
         the History of the run.
+    Raises:
+        TrainingDiverged: the loss became NaN or inf (the last good checkpoint is kept).
     """
     device = pick_device(device)
     model.to(device).train()
     images, labels = (t.to(device) for t in train.tensors[:2])
-    warmup = max(1, steps // 20) if warmup is None else warmup
+    settings = _Settings(
+        steps,
+        batch_size,
+        lr,
+        weight_decay,
+        max(1, steps // 20) if warmup is None else warmup,
+        label_smoothing,
+        grad_clip,
+        seed,
+    )
     eval_every = eval_every or max(1, steps // 10)
+    checkpoint_every = checkpoint_every or max(1, steps // 10)
     groups = (
         model.parameter_groups(weight_decay)
         if hasattr(model, "parameter_groups")
         else [{"params": [p for p in model.parameters() if p.requires_grad]}]
     )
     opt = torch.optim.AdamW(groups, lr=lr, weight_decay=weight_decay)
-    g = torch.Generator().manual_seed(seed)
     autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=device.type == "cuda")
-    history = History()
+    torch.manual_seed(seed)
+    g = torch.Generator().manual_seed(seed)
+    history, start = History(), 0
     order, cursor = torch.randperm(len(images), generator=g), 0
-    bar = tqdm(range(steps), desc=desc or "training", disable=not progress, leave=True)
+    path = Path(out) / CHECKPOINT if out is not None else None
+
+    if resume and path is not None and path.exists():
+        state = load_checkpoint(path, model)
+        saved = _Settings(**state["settings"])
+        if saved != settings:
+            diff = {
+                k: (v, getattr(settings, k)) for k, v in asdict(saved).items() if getattr(settings, k) != v
+            }
+            raise ValueError(
+                f"cannot resume {path}: it was trained with other settings "
+                f"({', '.join(f'{k}: {a!r} then, {b!r} now' for k, (a, b) in diff.items())}); "
+                "pass the same settings, or a new --out folder"
+            )
+        opt.load_state_dict(state["optimizer"])
+        start, cursor, order = state["step"], state["cursor"], state["order"]
+        g.set_state(state["rng"]["batches"])
+        torch.set_rng_state(state["rng"]["torch"])
+        if device.type == "cuda" and state["rng"].get("cuda") is not None:
+            torch.cuda.set_rng_state(state["rng"]["cuda"])
+        history = History(**state["history"])
+
+    def checkpoint(step: int) -> None:
+        if not all(torch.isfinite(p).all() for p in model.parameters()):
+            raise TrainingDiverged(
+                f"weights became NaN or inf at step {step}; "
+                f"{_kept(path)}lower the learning rate (lr={lr}) or clip gradients"
+            )
+        save_checkpoint(
+            {
+                "config": model.config.to_dict() if hasattr(model, "config") else None,
+                "model": model.state_dict(),
+                "optimizer": opt.state_dict(),
+                "settings": asdict(settings),
+                "step": step,
+                "cursor": cursor,
+                "order": order,
+                "rng": {
+                    "batches": g.get_state(),
+                    "torch": torch.get_rng_state(),
+                    "cuda": torch.cuda.get_rng_state() if device.type == "cuda" else None,
+                },
+                "history": asdict(history),
+            },
+            path,
+        )
+
+    bar = tqdm(
+        range(start, steps),
+        desc=desc or "training",
+        disable=not progress,
+        leave=True,
+        initial=start,
+        total=steps,
+    )
     for step in bar:
         if cursor + batch_size > len(order):  # a new epoch
             order, cursor = torch.randperm(len(images), generator=g), 0
         idx = order[cursor : cursor + batch_size].to(device)
         cursor += batch_size
         for group in opt.param_groups:
-            group["lr"] = lr_at(step, steps=steps, lr=lr, warmup=warmup)
+            group["lr"] = lr_at(step, steps=steps, lr=lr, warmup=settings.warmup)
         x, y = images[idx], labels[idx]
         with autocast:
             logits = model(x)
             loss = F.cross_entropy(logits.float(), y, label_smoothing=label_smoothing)
+        loss_value = loss.item()
+        if not math.isfinite(loss_value):
+            bar.close()
+            raise TrainingDiverged(
+                f"loss became {loss_value} at step {step + 1}; {_kept(path)}"
+                f"lower the learning rate (lr={lr}) or clip gradients (grad_clip={grad_clip})"
+            )
         opt.zero_grad(set_to_none=True)
         loss.backward()
         if grad_clip:
             nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
         opt.step()
         history.step.append(step)
-        history.loss.append(loss.item())
+        history.loss.append(loss_value)
         history.accuracy.append((logits.argmax(-1) == y).float().mean().item())
-        if eval_data is not None and ((step + 1) % eval_every == 0 or step + 1 == steps):
-            history.eval_step.append(step + 1)
+        done = step + 1
+        if eval_data is not None and (done % eval_every == 0 or done == steps):
+            history.eval_step.append(done)
             history.eval_accuracy.append(evaluate(model, eval_data))
-        if step % 10 == 0 or step + 1 == steps:
-            post = {"loss": f"{history.loss[-1]:.3f}", "acc": f"{np.mean(history.accuracy[-20:]):.2f}"}
+        if callback is not None:
+            callback(done, model, history)
+        if path is not None and (done % checkpoint_every == 0 or done == steps):
+            checkpoint(done)
+        if step % 10 == 0 or done == steps:
+            post = {"loss": f"{loss_value:.3f}", "acc": f"{np.mean(history.accuracy[-20:]):.2f}"}
             if history.eval_accuracy:
                 post["eval"] = f"{history.eval_accuracy[-1]:.2f}"
             bar.set_postfix(post, refresh=False)
     bar.close()
     return history
+
+
+def _kept(path: Path | None) -> str:
+    if path is not None and path.exists():
+        step = torch.load(path, map_location="cpu", weights_only=True)["step"]
+        return f"the last good checkpoint (step {step}) is kept at {path}; "
+    return ""

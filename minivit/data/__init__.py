@@ -1,5 +1,40 @@
-"""Data for the course: procedural image tasks rendered at any resolution, deterministic given a seed."""
+"""Data for the course: procedural image tasks rendered at any resolution from a seed, the Latin
+square task, and real images (MNIST, CIFAR-10, offline stand-ins)."""
 
-from minivit.data.synthetic import SHAPES, SyntheticTask, odd_one_out, render_cells, shuffle_patches
+from minivit.data import lst
+from minivit.data.real import DatasetUnavailable, cifar10, digits, mnist, mnist_offline, resize
+from minivit.data.synthetic import (
+    RELATIONS,
+    SHAPES,
+    TASKS,
+    SyntheticTask,
+    make_task,
+    odd_one_out,
+    relation,
+    render_cells,
+    shuffle_patches,
+    which_shape,
+)
+from minivit.data.tasks import TaskData, load_task
 
-__all__ = ["SHAPES", "SyntheticTask", "odd_one_out", "render_cells", "shuffle_patches"]
+__all__ = [
+    "RELATIONS",
+    "SHAPES",
+    "TASKS",
+    "DatasetUnavailable",
+    "SyntheticTask",
+    "TaskData",
+    "cifar10",
+    "digits",
+    "load_task",
+    "lst",
+    "make_task",
+    "mnist",
+    "mnist_offline",
+    "odd_one_out",
+    "relation",
+    "render_cells",
+    "resize",
+    "shuffle_patches",
+    "which_shape",
+]

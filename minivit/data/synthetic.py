@@ -20,11 +20,12 @@ SHAPES = ("square", "circle", "triangle", "cross")
 
 
 class SyntheticTask(TensorDataset):
-    """Images [n, 3, S, S] in [0, 1] and integer labels [n], with the classes' names."""
+    """Images [n, 3, S, S] in [0, 1] and integer labels [n], with the classes' names and each scene's
+    layout [n, cells*cells] (shape id per cell, -1 empty)."""
 
-    def __init__(self, images: Tensor, labels: Tensor, classes: list[str], name: str):
+    def __init__(self, images: Tensor, labels: Tensor, classes: list[str], name: str, layout: Tensor):
         super().__init__(images, labels)
-        self.classes, self.name = classes, name
+        self.classes, self.name, self.layout = classes, name, layout
 
     @property
     def images(self) -> Tensor:
@@ -116,7 +117,62 @@ def odd_one_out(n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) 
     color, scale, offset = _random_layout(n, cells, g)
     images = render_cells(shape, color, scale, offset, cells=cells, image_size=image_size)
     classes = [f"cell ({r}, {c})" for r in range(cells) for c in range(cells)]
-    return SyntheticTask(images, label, classes, "odd_one_out")
+    return SyntheticTask(images, label, classes, "odd_one_out", shape)
+
+
+def which_shape(n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) -> SyntheticTask:
+    """Which shape is in the picture? One shape in a random cell; the answer is its kind.
+
+    A task that needs content, not position: a model without positional encoding solves it.
+    """
+    g = torch.Generator().manual_seed(seed)
+    k = cells * cells
+    label = torch.randint(len(SHAPES), (n,), generator=g)
+    where = torch.randint(k, (n,), generator=g)
+    shape = torch.full((n, k), -1)
+    shape[torch.arange(n), where] = label
+    color, scale, offset = _random_layout(n, cells, g)
+    images = render_cells(shape, color, scale, offset, cells=cells, image_size=image_size)
+    return SyntheticTask(images, label, list(SHAPES), "which_shape", shape)
+
+
+RELATIONS = ("circle left of square", "circle right of square", "circle above square", "circle below square")
+
+
+def relation(n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) -> SyntheticTask:
+    """Is the circle left of, right of, above or below the square? They share a row or a column.
+
+    A task that needs relative position (4 classes): both shapes appear in every image, so a
+    model without positional encoding sees the same bag of patches for every answer.
+    """
+    g = torch.Generator().manual_seed(seed)
+    label = torch.randint(4, (n,), generator=g)
+    line = torch.randint(cells, (n,), generator=g)  # the shared row or column
+    a = torch.randint(cells, (n,), generator=g)
+    b = (a + torch.randint(1, cells, (n,), generator=g)) % cells  # != a
+    lo, hi = torch.minimum(a, b), torch.maximum(a, b)
+    # circle position along the line: first for "left of"/"above", second for "right of"/"below"
+    circle_at = torch.where(label % 2 == 0, lo, hi)
+    square_at = torch.where(label % 2 == 0, hi, lo)
+    horizontal = label < 2
+    circle = torch.where(horizontal, line * cells + circle_at, circle_at * cells + line)
+    square = torch.where(horizontal, line * cells + square_at, square_at * cells + line)
+    shape = torch.full((n, cells * cells), -1)
+    shape[torch.arange(n), circle] = SHAPES.index("circle")
+    shape[torch.arange(n), square] = SHAPES.index("square")
+    color, scale, offset = _random_layout(n, cells, g)
+    images = render_cells(shape, color, scale, offset, cells=cells, image_size=image_size)
+    return SyntheticTask(images, label, list(RELATIONS), "relation", shape)
+
+
+TASKS = {"odd_one_out": odd_one_out, "which_shape": which_shape, "relation": relation}
+
+
+def make_task(name: str, n: int, *, image_size: int = 24, seed: int = 0) -> SyntheticTask:
+    """A synthetic task by name (see TASKS)."""
+    if name not in TASKS:
+        raise ValueError(f"unknown synthetic task {name!r}; known: {', '.join(TASKS)}")
+    return TASKS[name](n, image_size=image_size, seed=seed)
 
 
 def shuffle_patches(images: Tensor, patch_size: int, perm: Tensor) -> Tensor:

@@ -24,11 +24,16 @@ from torch import Tensor, nn
 from minivit.posenc.base import Grid, PositionalEncoding, grid_coords
 
 
-def rotate_pairs(x: Tensor, angles: Tensor) -> Tensor:
-    """Rotate channel pairs (x_2i, x_2i+1) of x [..., N, Dh] by angles [..., N, Dh/2]."""
-    cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
-    x1, x2 = x[..., 0::2], x[..., 1::2]  # (..., N, Dh/2) each
-    return torch.stack([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1).flatten(-2)
+def rotate_pairs(x: Tensor, angles: Tensor | None = None, *, rotation: Tensor | None = None) -> Tensor:
+    """Rotate channel pairs (x_2i, x_2i+1) of x [..., N, Dh] by angles [..., N, Dh/2].
+
+    Each pair is a complex number x_2i + i x_2i+1 multiplied by e^{i angle}; pass `rotation`
+    (= torch.polar(1, angles), complex) instead of `angles` to reuse it.
+    """
+    if rotation is None:
+        rotation = torch.polar(torch.ones_like(angles), angles)
+    xc = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2))  # (..., N, Dh/2) complex
+    return torch.view_as_real(xc * rotation).flatten(-2).type_as(x)
 
 
 def axial_frequencies(head_dim: int, base: float) -> Tensor:
@@ -50,9 +55,12 @@ def mixed_frequencies(head_dim: int, heads: int, base: float = 10.0, *, generato
 class _RoPE(PositionalEncoding):
     """Shared machinery: positions at a grid (optionally interpolated), prefix left unrotated."""
 
+    learnable = False  # fixed rotations are computed once per grid and device
+
     def __init__(self, *, base: float, interpolate: bool = False, **kwargs):
         super().__init__(**kwargs)
         self.base, self.interpolate = float(base), interpolate
+        self._cache: dict = {}
 
     def positions(self, grid: Grid) -> Tensor:
         """(row, col) of each patch [N, 2], scaled into the trained grid's range with `interpolate`."""
@@ -65,11 +73,24 @@ class _RoPE(PositionalEncoding):
         """Rotation angle of every patch's channel pairs: [N, Dh/2] or [H, N, Dh/2]."""
         raise NotImplementedError
 
+    def rotation(self, grid: Grid, layer: int, device=None) -> Tensor:
+        """e^{i angle} for every patch and channel pair (complex): [N, Dh/2] or [H, N, Dh/2]."""
+        if self.learnable:
+            angles = self.angles(grid, layer)
+            return torch.polar(torch.ones_like(angles), angles)
+        key = (tuple(grid), device)
+        if key not in self._cache:
+            angles = self.angles(grid, layer).to(device)
+            self._cache[key] = torch.polar(torch.ones_like(angles), angles)
+        return self._cache[key]
+
     def rotate(self, q: Tensor, k: Tensor, grid: Grid, layer: int) -> tuple[Tensor, Tensor]:
         p = self.num_prefix_tokens
-        angles = self.angles(grid, layer).to(q.device)
-        q = torch.cat([q[..., :p, :], rotate_pairs(q[..., p:, :], angles)], dim=-2)
-        k = torch.cat([k[..., :p, :], rotate_pairs(k[..., p:, :], angles)], dim=-2)
+        rot = self.rotation(grid, layer, q.device)
+        if p == 0:
+            return rotate_pairs(q, rotation=rot), rotate_pairs(k, rotation=rot)
+        q = torch.cat([q[..., :p, :], rotate_pairs(q[..., p:, :], rotation=rot)], dim=-2)
+        k = torch.cat([k[..., :p, :], rotate_pairs(k[..., p:, :], rotation=rot)], dim=-2)
         return q, k
 
     def extra_repr(self) -> str:
@@ -124,6 +145,8 @@ class RoPEMixed(_RoPE):
 
     The frequencies are excluded from weight decay, as in Heo et al.
     """
+
+    learnable = True
 
     def __init__(self, *, base: float = 10.0, **kwargs):
         super().__init__(base=base, **kwargs)

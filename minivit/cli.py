@@ -1,0 +1,254 @@
+"""The `minivit` command: train a model, evaluate it across resolutions, list the encodings.
+
+minivit train --task odd_one_out --position sincos2d --patch-size 8 --steps 800 --out runs/sincos
+minivit train ... --out runs/sincos --resume      # continue an interrupted run
+minivit eval runs/sincos --resolutions 24 48 72   # accuracy at other image sizes
+minivit encodings                                 # every positional encoding and its options
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+from pathlib import Path
+
+import torch
+
+from minivit import posenc
+from minivit.config import POOLS, PRESETS, ViTConfig
+from minivit.data import DatasetUnavailable, load_task
+from minivit.data.tasks import NAMES as TASK_NAMES
+from minivit.evaluate import evaluate, evaluate_resolutions
+from minivit.train import CHECKPOINT, TrainingDiverged, fit, load_model
+
+RUN = "run.json"
+
+
+def _option(text: str) -> tuple[str, object]:
+    """`key=value` with value parsed as a Python literal where it is one (numbers, True, None)."""
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"--option needs key=value, got {text!r}")
+    key, value = text.split("=", 1)
+    try:
+        return key, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return key, value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="minivit", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{train,eval,encodings}")
+
+    t = sub.add_parser(
+        "train",
+        help="train a ViT on a task and save it to --out",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    t.add_argument("--task", default="odd_one_out", choices=TASK_NAMES, help="what to learn")
+    t.add_argument(
+        "--position",
+        default="learned",
+        choices=list(posenc.REGISTRY),
+        help="positional encoding (`minivit encodings` lists their options)",
+    )
+    t.add_argument(
+        "--option",
+        type=_option,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option of the encoding, e.g. --option init=normal --option std=0.5 (repeatable)",
+    )
+    t.add_argument("--preset", default="tiny", choices=list(PRESETS), help="the model's base config")
+    t.add_argument("--image-size", type=int, help="training resolution (default: the task's own)")
+    t.add_argument("--patch-size", type=int, help="patch size (default: the preset's)")
+    t.add_argument("--dim", type=int, help="token width (default: the preset's)")
+    t.add_argument("--depth", type=int, help="number of blocks (default: the preset's)")
+    t.add_argument("--heads", type=int, help="attention heads (default: the preset's)")
+    t.add_argument("--pool", choices=POOLS, help="how tokens become one vector (default: the preset's)")
+    t.add_argument("--steps", type=int, default=800, help="training steps")
+    t.add_argument("--batch-size", type=int, default=128, help="images per step")
+    t.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (AdamW, warmup + cosine)")
+    t.add_argument(
+        "--weight-decay",
+        type=float,
+        default=0.05,
+        help="AdamW weight decay (never on biases, norms, position tables)",
+    )
+    t.add_argument("--warmup", type=int, help="warmup steps (default: 5%% of --steps)")
+    t.add_argument("--label-smoothing", type=float, default=0.0, help="label smoothing of the loss")
+    t.add_argument("--grad-clip", type=float, default=1.0, help="gradient norm clip (0: none)")
+    t.add_argument("--train-size", type=int, default=4096, help="training examples (generated tasks)")
+    t.add_argument("--test-size", type=int, default=1000, help="test examples (generated tasks)")
+    t.add_argument("--seed", type=int, default=0, help="seeds the data, the weights and the batches")
+    t.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
+    t.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's choice)")
+    t.add_argument("--data-root", default="data", help="where MNIST / CIFAR-10 are (or are downloaded)")
+    t.add_argument("--no-download", action="store_true", help="never try to download a dataset")
+    t.add_argument("--out", required=True, type=Path, help="run folder: checkpoint, config, metrics")
+    t.add_argument("--checkpoint-every", type=int, help="steps between checkpoints (default: 10 per run)")
+    t.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
+    t.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    e = sub.add_parser("eval", help="accuracy of a trained run, at its resolution or several")
+    e.add_argument("run", type=Path, help="a run folder written by `minivit train`")
+    e.add_argument(
+        "--resolutions",
+        type=int,
+        nargs="+",
+        metavar="SIZE",
+        help="image sizes to test at (default: the training size)",
+    )
+    e.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
+
+    sub.add_parser("encodings", help="list the positional encodings and their options")
+    return parser
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    data = load_task(
+        args.task,
+        image_size=args.image_size,
+        train_size=args.train_size,
+        test_size=args.test_size,
+        seed=args.seed,
+        root=args.data_root,
+        download=not args.no_download,
+    )
+    changes = {
+        k: v
+        for k, v in {
+            "patch_size": args.patch_size,
+            "dim": args.dim,
+            "depth": args.depth,
+            "heads": args.heads,
+            "pool": args.pool,
+        }.items()
+        if v is not None
+    }
+    config = PRESETS[args.preset].with_(
+        image_size=data.image_size,
+        in_channels=data.in_channels,
+        num_classes=data.num_classes,
+        position=args.position,
+        position_options=dict(args.option),
+        **changes,
+    )
+    run = {
+        "task": args.task,
+        "train_size": args.train_size,
+        "test_size": args.test_size,
+        "seed": args.seed,
+        "data_root": str(args.data_root),
+        "config": config.to_dict(),
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    run_file = args.out / RUN
+    if run_file.exists() and not args.resume:
+        raise ValueError(f"{args.out} already holds a run; pass --resume to continue it, or another --out")
+    if args.resume and run_file.exists():
+        before = json.loads(run_file.read_text())
+        diff = [k for k in run if k != "config" and before.get(k) != run[k]]
+        if diff:
+            raise ValueError(f"cannot resume {args.out}: {', '.join(diff)} differ from the saved run")
+    from minivit.model import ViT
+
+    torch.manual_seed(args.seed)
+    model = ViT(config)
+    print(f"{data}\n{args.position}: {sum(p.numel() for p in model.parameters()):,} parameters")
+    run_file.write_text(json.dumps(run, indent=2))
+    history = fit(
+        model,
+        data.train,
+        steps=args.steps,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        weight_decay=args.weight_decay,
+        warmup=args.warmup,
+        label_smoothing=args.label_smoothing,
+        grad_clip=args.grad_clip or None,
+        seed=args.seed,
+        device=args.device,
+        progress=not args.quiet,
+        desc=args.position,
+        out=args.out,
+        checkpoint_every=args.checkpoint_every,
+        resume=args.resume,
+    )
+    metrics = {
+        "train_accuracy": evaluate(model, data.train),
+        "test_accuracy": evaluate(model, data.test),
+        "final_loss": history.loss[-1] if history.loss else None,
+    }
+    run["metrics"] = metrics
+    run_file.write_text(json.dumps(run, indent=2))
+    print(
+        f"train accuracy {metrics['train_accuracy']:.3f}  test accuracy {metrics['test_accuracy']:.3f}"
+        f"  -> {args.out / CHECKPOINT}"
+    )
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    run_file = args.run / RUN
+    if not run_file.exists():
+        raise FileNotFoundError(
+            f"{args.run} is not a run folder (no {RUN}); train one with minivit train --out"
+        )
+    run = json.loads(run_file.read_text())
+    model = load_model(args.run)
+    if args.device:
+        model.to(args.device)
+    config = ViTConfig.from_dict(run["config"])
+    data = load_task(
+        run["task"],
+        image_size=config.image_size[0],
+        train_size=1,
+        test_size=run["test_size"],
+        seed=run["seed"],
+        root=run["data_root"],
+        download=False,
+    )
+    sizes = args.resolutions or [config.image_size[0]]
+    bad = [s for s in sizes if s % config.patch_size]
+    if bad:
+        raise ValueError(f"resolutions {bad} are not divisible by the patch size {config.patch_size}")
+    acc = evaluate_resolutions(model, data.at_size, sizes)
+    print(f"{run['task']}, {config.position}, trained at {config.image_size[0]}px, patch {config.patch_size}")
+    print("| image size | grid | accuracy |\n|---|---|---|")
+    for s, a in acc.items():
+        g = s // config.patch_size
+        mark = " (trained)" if s == config.image_size[0] else ""
+        print(f"| {s}{mark} | {g}x{g} | {a:.3f} |")
+    return 0
+
+
+def cmd_encodings(args: argparse.Namespace) -> int:
+    for name, klass in posenc.REGISTRY.items():
+        summary = (klass.__doc__ or "").strip().splitlines()[0]
+        opts = ", ".join(posenc.options_of(name)) or "-"
+        print(f"{name:12s} {summary}\n{'':12s} options: {opts}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    command = {"train": cmd_train, "eval": cmd_eval, "encodings": cmd_encodings}[args.command]
+    try:
+        return command(args)
+    except (ValueError, FileNotFoundError, DatasetUnavailable, TrainingDiverged) as err:
+        print(f"minivit: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nminivit: interrupted; continue with the same command and --resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,274 @@
+"""The Latin square task (LST) of Hearne et al. and Ito et al. 2024 (arXiv 2406.08272).
+
+A 4x4 grid holds symbols 1-4 so that no symbol repeats in a row or a column (a Latin square; there
+are 576). Some cells are shown, the others blank, and one blank cell is the query: the answer is
+the symbol the rules force there. Each cell is a token, one-hot over (blank, 1, 2, 3, 4, query),
+so a puzzle is a 6-channel 4x4 "image" that a ViT with patch size 1 reads.
+
+Puzzles are generated: a random square, a random query cell, and cells hidden one by one in a
+random order, each only if the query stays forced (checked by enumerating every Latin square
+consistent with what is shown). A puzzle's grade says how much of the grid the deduction needs:
+
+    binary      the query's row or its column alone shows the three other symbols
+    ternary     neither alone, but its row and column together show the three other symbols
+    quaternary  neither: the deduction needs other cells to be worked out first
+
+Written as 16-digit strings in raster order: 0 blank, 1-4 a symbol, 5 the query.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Iterable, Sequence
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+from torch.utils.data import TensorDataset
+
+BLANK, QUERY = 0, 5
+GRADES = ("binary", "ternary", "quaternary")
+
+
+@functools.cache
+def latin_squares() -> Tensor:
+    """Every 4x4 Latin square over symbols 1-4: [576, 16] in raster order."""
+    rows = list(itertools.permutations(range(1, 5)))
+    squares = []
+
+    def extend(chosen):
+        if len(chosen) == 4:
+            squares.append([s for row in chosen for s in row])
+            return
+        for row in rows:
+            if all(row[c] != other[c] for other in chosen for c in range(4)):
+                extend(chosen + [row])
+
+    extend([])
+    return torch.tensor(squares)
+
+
+def _lines(q: Tensor) -> tuple[Tensor, Tensor]:
+    """The other three cells of the query's row and of its column: [P, 3] each."""
+    r, c = q // 4, q % 4
+    k = torch.arange(4)
+    row = r[:, None] * 4 + k[None, :]  # (P, 4)
+    col = k[None, :] * 4 + c[:, None]
+    return row[row != q[:, None]].view(-1, 3), col[col != q[:, None]].view(-1, 3)
+
+
+def _symbols_in(cells: Tensor, idx: Tensor) -> Tensor:
+    """Which symbols 1-4 are shown among cells idx [P, k] of puzzles cells [P, 16]: [P, 4] bool."""
+    vals = cells.gather(1, idx)  # (P, k)
+    return (vals[..., None] == torch.arange(1, 5)).any(1)
+
+
+def forced(cells: Tensor) -> Tensor:
+    """The symbol every consistent Latin square puts at the query, or 0 where none is forced: [P].
+
+    Args:
+        cells: [P, 16] puzzles (0 blank, 1-4 shown, 5 query).
+    """
+    squares = latin_squares()  # (576, 16)
+    shown = (cells >= 1) & (cells <= 4)  # (P, 16)
+    match = (squares[None] == cells[:, None]) | ~shown[:, None]  # (P, 576, 16)
+    ok = match.all(-1)  # (P, 576): squares consistent with what is shown
+    q = (cells == QUERY).long().argmax(1)  # (P,)
+    at_q = squares[:, q].T  # (P, 576)
+    lo = torch.where(ok, at_q, 9).min(1).values
+    hi = torch.where(ok, at_q, -9).max(1).values
+    return torch.where((lo == hi) & ok.any(1), lo, 0)
+
+
+def grades(cells: Tensor) -> list[str | None]:
+    """Each puzzle's grade (see the module docstring), None where the query is not forced."""
+    q = (cells == QUERY).long().argmax(1)
+    row, col = _lines(q)
+    in_row, in_col = _symbols_in(cells, row), _symbols_in(cells, col)
+    binary = (in_row.sum(1) == 3) | (in_col.sum(1) == 3)
+    ternary = (in_row | in_col).sum(1) == 3
+    is_forced = forced(cells) > 0
+    out: list[str | None] = []
+    for b, t, f in zip(binary.tolist(), ternary.tolist(), is_forced.tolist(), strict=True):
+        out.append("binary" if b else "ternary" if t else "quaternary" if f else None)
+    return out
+
+
+class LSTSet(TensorDataset):
+    """Puzzles as images [n, 6, 4, 4] with answers [n] (0-3 for symbols 1-4), their cells [n, 16]
+    and grades."""
+
+    classes = ["1", "2", "3", "4"]
+
+    def __init__(self, cells: Tensor, answers: Tensor, name: str = "lst"):
+        super().__init__(to_images(cells), answers - 1)
+        self.cells, self.name = cells, name
+        self.grades = grades(cells)
+
+    def strings(self) -> list[str]:
+        return ["".join(map(str, row)) for row in self.cells.tolist()]
+
+    def __repr__(self) -> str:
+        counts = {g: self.grades.count(g) for g in GRADES}
+        return f"LSTSet({self.name!r}, n={len(self.cells)}, {counts})"
+
+
+def to_images(cells: Tensor) -> Tensor:
+    """Puzzles [n, 16] -> one-hot images [n, 6, 4, 4] over (blank, 1, 2, 3, 4, query)."""
+    return F.one_hot(cells, 6).permute(0, 2, 1).reshape(len(cells), 6, 4, 4).float()
+
+
+def parse_puzzles(lines: Iterable[str] | str) -> LSTSet:
+    """Puzzles written one per line as `<16 digits> <answer>` (or separated by a comma).
+
+    Raises a ValueError naming the line if a puzzle is malformed, not forced, or its answer is wrong.
+    """
+    if isinstance(lines, str):
+        lines = lines.splitlines()
+    cells, answers = [], []
+    for n, line in enumerate(lines, 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.replace(",", " ").split()
+        if len(parts) != 2 or len(parts[0]) != 16 or not parts[0].isdigit() or parts[1] not in "1234":
+            raise ValueError(f"line {n}: {line!r} is not '<16 digits 0-5> <answer 1-4>'")
+        digits = [int(ch) for ch in parts[0]]
+        if max(digits) > QUERY or digits.count(QUERY) != 1:
+            raise ValueError(f"line {n}: {parts[0]} needs digits 0-5 and exactly one query (5)")
+        cells.append(digits)
+        answers.append(int(parts[1]))
+    c, a = torch.tensor(cells), torch.tensor(answers)
+    f = forced(c)
+    for n, (fi, ai, s) in enumerate(zip(f.tolist(), a.tolist(), cells, strict=True)):
+        text = "".join(map(str, s))
+        if fi == 0:
+            raise ValueError(f"puzzle {n + 1} ({text}): the shown cells do not force the query")
+        if fi != ai:
+            raise ValueError(f"puzzle {n + 1} ({text}): answer {ai} given, but the rules force {fi}")
+    return LSTSet(c, a, "parsed")
+
+
+def _hide(values: Tensor, q: Tensor, removals: Tensor, g: torch.Generator) -> Tensor:
+    """Hide up to `removals` cells of each solved grid, in a random order, keeping the query forced."""
+    p = len(values)
+    cells = values.clone()
+    cells[torch.arange(p), q] = QUERY
+    order = torch.rand(p, 16, generator=g).argsort(1)  # (P, 16)
+    tried = torch.zeros(p, dtype=torch.long)
+    for t in range(16):
+        c = order[:, t]
+        attempt = (c != q) & (tried < removals)
+        tried += attempt.long()
+        trial = cells.clone()
+        trial[torch.arange(p), c] = torch.where(attempt, BLANK, trial[torch.arange(p), c])
+        keep = attempt & (forced(trial) > 0)
+        cells = torch.where(keep[:, None], trial, cells)
+    return cells
+
+
+def generate(
+    n: int,
+    *,
+    seed: int = 0,
+    squares: Sequence[int] | Tensor | None = None,
+    mix: dict[str, float] | None = None,
+    exclude: Iterable[str] = (),
+) -> LSTSet:
+    """`n` distinct puzzles from the given squares (indices into `latin_squares()`; default all).
+
+    Args:
+        mix: fraction of each grade (default: a third each).
+        exclude: puzzle strings that must not be generated (e.g. a training set's).
+    """
+    mix = mix or {g: 1 / 3 for g in GRADES}
+    unknown = set(mix) - set(GRADES)
+    if unknown:
+        raise ValueError(f"unknown grades {sorted(unknown)}; known: {', '.join(GRADES)}")
+    quota = {g: round(n * mix.get(g, 0)) for g in GRADES}
+    quota[max(mix, key=mix.get)] += n - sum(quota.values())
+    pool = torch.as_tensor(range(576) if squares is None else squares)
+    g = torch.Generator().manual_seed(seed)
+    seen, picked = set(exclude), {gr: [] for gr in GRADES}
+    for _ in range(200):
+        if all(len(picked[gr]) >= quota[gr] for gr in GRADES):
+            break
+        batch = 2048
+        values = latin_squares()[pool[torch.randint(len(pool), (batch,), generator=g)]]
+        q = torch.randint(16, (batch,), generator=g)
+        removals = torch.randint(3, 16, (batch,), generator=g)
+        cells = _hide(values, q, removals, g)
+        for row, grade in zip(cells.tolist(), grades(cells), strict=True):
+            key = "".join(map(str, row))
+            if grade and key not in seen and len(picked[grade]) < quota[grade]:
+                seen.add(key)
+                picked[grade].append(row)
+    else:
+        raise RuntimeError(
+            f"could not generate {quota} distinct puzzles from {len(pool)} squares; "
+            "ask for fewer puzzles or allow more squares"
+        )
+    rows = [row for gr in GRADES for row in picked[gr]]
+    perm = torch.randperm(len(rows), generator=g)
+    cells = torch.tensor(rows)[perm]
+    return LSTSet(cells, forced(cells), "generated")
+
+
+def _features(cells: Tensor) -> Tensor:
+    """Binary features of a puzzle for Jaccard distance: each (cell, shown symbol or query) pair."""
+    return F.one_hot(cells, 6)[..., 1:].reshape(len(cells), -1).float()  # (n, 16*5)
+
+
+def min_jaccard_distance(a: Tensor, b: Tensor, chunk: int = 4096) -> Tensor:
+    """For each puzzle of `a` [n, 16], its Jaccard distance to the nearest puzzle of `b` [m, 16]."""
+    fa, fb = _features(a), _features(b)
+    out = []
+    for i in range(0, len(fa), chunk):
+        x = fa[i : i + chunk]
+        inter = x @ fb.T  # (c, m)
+        union = x.sum(1, keepdim=True) + fb.sum(1)[None] - inter
+        out.append(1 - (inter / union).max(1).values)
+    return torch.cat(out)
+
+
+def splits(
+    n_train: int = 8192,
+    n_test: int = 1000,
+    n_apart: int = 1000,
+    *,
+    seed: int = 0,
+    apart_squares: float = 0.2,
+    min_distance: float = 0.3,
+) -> dict[str, LSTSet]:
+    """Train, held-out and kept-apart puzzle sets.
+
+    - train: puzzles from 80% of the squares;
+    - test: other puzzles from the same squares (never one of the training puzzles);
+    - apart: puzzles from the squares never used in training, each at Jaccard distance at least
+      `min_distance` from every training puzzle (over shown (cell, symbol) pairs and the query).
+    """
+    order = torch.randperm(576, generator=torch.Generator().manual_seed(seed))
+    k = round(576 * apart_squares)
+    apart_sq, train_sq = order[:k], order[k:]
+    train = generate(n_train, seed=seed, squares=train_sq)
+    test = generate(n_test, seed=seed + 1, squares=train_sq, exclude=train.strings())
+    candidates = generate(4 * n_apart, seed=seed + 2, squares=apart_sq)
+    far = min_jaccard_distance(candidates.cells, train.cells) >= min_distance
+    cells = candidates.cells[far]
+    # keep the grade mix: take the first far puzzles of each grade in proportion
+    chosen = []
+    per = {gr: n_apart // 3 + (i < n_apart % 3) for i, gr in enumerate(GRADES)}
+    far_grades = [gr for gr, f in zip(candidates.grades, far.tolist(), strict=True) if f]
+    for gr in GRADES:
+        idx = [i for i, x in enumerate(far_grades) if x == gr][: per[gr]]
+        if len(idx) < per[gr]:
+            raise RuntimeError(
+                f"only {len(idx)} {gr} puzzles lie {min_distance} from the training set; "
+                "lower min_distance or n_apart"
+            )
+        chosen += idx
+    cells = cells[torch.tensor(sorted(chosen))]
+    sets = {"train": train, "test": test, "apart": LSTSet(cells, forced(cells), "apart")}
+    sets["train"].name, sets["test"].name = "train", "test"
+    return sets

@@ -1,0 +1,119 @@
+"""Nothing a user trained is lost: atomic checkpoints, bitwise resume, a clean stop on NaN."""
+
+from pathlib import Path
+
+import pytest
+import torch
+from torch.utils.data import TensorDataset
+
+from minivit import ViT, ViTConfig
+from minivit.train import CHECKPOINT, TrainingDiverged, fit, load_checkpoint, load_model, save_checkpoint
+
+
+def data(n=256, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    y = torch.randint(3, (n,), generator=g)
+    x = torch.rand(n, 3, 8, 8, generator=g) * 0.5
+    x[torch.arange(n), y] += 0.5
+    return TensorDataset(x, y)
+
+
+def tiny(dim=16, **kw):
+    torch.manual_seed(0)
+    return ViT(
+        ViTConfig(image_size=8, patch_size=4, dim=dim, heads=2, depth=1, num_classes=3, dropout=0.1, **kw)
+    )
+
+
+class Interrupt(Exception):
+    pass
+
+
+def test_an_interrupted_run_resumed_ends_with_the_same_weights_bitwise(tmp_path):
+    kw = dict(steps=13, batch_size=32, checkpoint_every=4, progress=False, seed=3)
+    straight = tiny()
+    h_straight = fit(straight, data(), out=tmp_path / "a", **kw)
+
+    def stop_at_7(step, model, history):
+        if step == 7:
+            raise Interrupt
+
+    first = tiny()
+    with pytest.raises(Interrupt):
+        fit(first, data(), out=tmp_path / "b", callback=stop_at_7, **kw)
+    assert load_checkpoint(tmp_path / "b")["step"] == 4
+    resumed = ViT(first.config)  # a fresh process would build a new, differently initialised model
+    h_resumed = fit(resumed, data(), out=tmp_path / "b", resume=True, **kw)
+    for (name, a), b in zip(straight.state_dict().items(), resumed.state_dict().values(), strict=True):
+        assert torch.equal(a, b), name
+    assert h_resumed.loss == h_straight.loss and h_resumed.step == list(range(13))
+    assert load_checkpoint(tmp_path / "b")["step"] == 13
+
+
+def test_resume_with_other_settings_is_refused(tmp_path):
+    fit(tiny(), data(), steps=4, out=tmp_path, progress=False)
+    with pytest.raises(ValueError, match=r"other settings \(steps: 4 then, 8 now\)"):
+        fit(tiny(), data(), steps=8, out=tmp_path, resume=True, progress=False)
+
+
+def test_a_crash_mid_write_leaves_the_previous_checkpoint_loadable(tmp_path, monkeypatch):
+    path = tmp_path / CHECKPOINT
+    save_checkpoint({"step": 1, "w": torch.ones(3)}, path)
+
+    def crash(obj, f, *a, **k):
+        f.write(b"half a checkpoint")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(torch, "save", crash)
+    with pytest.raises(OSError, match="disk full"):
+        save_checkpoint({"step": 2, "w": torch.zeros(3)}, path)
+    monkeypatch.undo()
+    state = load_checkpoint(path)
+    assert state["step"] == 1 and torch.equal(state["w"], torch.ones(3))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [CHECKPOINT]  # no temporary file left
+
+
+def test_nan_stops_the_run_and_keeps_the_last_good_checkpoint(tmp_path):
+    def poison(step, model, history):
+        if step == 5:
+            with torch.no_grad():
+                model.head.weight.fill_(float("nan"))
+
+    with pytest.raises(
+        TrainingDiverged, match=r"loss became nan at step 6; the last good checkpoint \(step 4\)"
+    ):
+        fit(tiny(), data(), steps=20, checkpoint_every=2, out=tmp_path, callback=poison, progress=False)
+    state = load_checkpoint(tmp_path)
+    assert state["step"] == 4 and all(torch.isfinite(v).all() for v in state["model"].values())
+
+
+def test_weights_that_turn_nan_are_never_checkpointed(tmp_path):
+    def poison(step, model, history):
+        if step == 4:  # after step 4's update, before its checkpoint
+            with torch.no_grad():
+                model.head.bias.fill_(float("inf"))
+
+    with pytest.raises(
+        TrainingDiverged, match=r"weights became NaN or inf at step 4; the last good checkpoint \(step 2\)"
+    ):
+        fit(tiny(), data(), steps=20, checkpoint_every=2, out=tmp_path, callback=poison, progress=False)
+
+
+def test_loading_into_another_config_names_the_fields_that_differ(tmp_path):
+    fit(tiny(), data(), steps=2, out=tmp_path, progress=False)
+    with pytest.raises(
+        ValueError,
+        match=r"another config \(dim: checkpoint 16, model 32; "
+        r"position: checkpoint 'learned', model 'sincos2d'\)",
+    ):
+        load_checkpoint(tmp_path, tiny(dim=32, position="sincos2d"))
+    model = load_model(tmp_path)
+    ref = tiny()
+    load_checkpoint(tmp_path / CHECKPOINT, ref)
+    x = data(4, seed=9).tensors[0]
+    torch.testing.assert_close(model(x), ref.eval()(x))
+
+
+def test_missing_checkpoint_says_how_to_make_one(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"no checkpoint at .*; train first"):
+        load_checkpoint(Path(tmp_path))
