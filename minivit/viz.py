@@ -12,6 +12,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from torch import Tensor
 
+from minivit.analysis import cosine_similarity
+from minivit.posenc.base import Grid
 from minivit.train import History
 
 
@@ -108,3 +110,140 @@ def shuffle_comparison(
 
 
 __all__ = ["plot_history", "show_images", "shuffle_comparison"]
+
+
+def attention_overlay(
+    image: Tensor,
+    weights: Tensor,
+    *,
+    patch_size: int,
+    query: int | None = None,
+    ax=None,
+    title: str | None = None,
+):
+    """Draw an image with one attention row [N] over its patches (brighter: more attention)."""
+    gh, gw = image.shape[-2] // patch_size, image.shape[-1] // patch_size
+    if ax is None:
+        fig = Figure(figsize=(3.2, 3.2), layout="constrained")
+        ax = fig.subplots()
+    ax.imshow(_hwc(image), interpolation="nearest")
+    heat = weights.detach().cpu().reshape(gh, gw).numpy()
+    ax.imshow(
+        heat,
+        cmap="magma",
+        alpha=0.6,
+        extent=(-0.5, image.shape[-1] - 0.5, image.shape[-2] - 0.5, -0.5),
+        vmin=0,
+        vmax=max(float(heat.max()), 1e-6),
+        interpolation="nearest",
+    )
+    if query is not None:
+        r, c = divmod(query, gw)
+        ax.add_patch(_square(c * patch_size - 0.5, r * patch_size - 0.5, patch_size))
+    ax.set_title(title or "attention", fontsize=9)
+    ax.axis("off")
+    return ax.figure
+
+
+def _square(x: float, y: float, size: float):
+    from matplotlib.patches import Rectangle
+
+    return Rectangle((x, y), size, size, fill=False, edgecolor="cyan", lw=2)
+
+
+def attention_heads(
+    image: Tensor, weights: Tensor, query: int, *, patch_size: int, title: str = ""
+) -> Figure:
+    """Each head's attention from patch `query`: weights [H, N, N] drawn over the image, and as bars."""
+    heads, n = weights.shape[0], weights.shape[-1]
+    fig = Figure(figsize=(3.0 * (heads + 1), 3.2), layout="constrained")
+    axes = fig.subplots(1, heads + 1, gridspec_kw={"width_ratios": [1] * heads + [1.4]})
+    for h in range(heads):
+        attention_overlay(
+            image,
+            weights[h, query],
+            patch_size=patch_size,
+            query=query,
+            ax=axes[h],
+            title=f"head {h}: query patch {query}",
+        )
+    bars = axes[-1]
+    width = 0.8 / heads
+    for h in range(heads):
+        bars.bar(np.arange(n) + h * width, weights[h, query].detach().cpu().numpy(), width, label=f"head {h}")
+    bars.set(xlabel="key patch", ylabel="attention weight", ylim=(0, 1))
+    bars.legend(fontsize=8)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def encoding_heatmap(table: Tensor, *, ax=None, title: str = "encoding") -> Figure:
+    """A position table [N, D] as an image: one row per position, one column per channel."""
+    if ax is None:
+        fig = Figure(figsize=(5, 3.2), layout="constrained")
+        ax = fig.subplots()
+    im = ax.imshow(
+        table.detach().cpu().numpy(), aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest"
+    )
+    ax.set(xlabel="channel", ylabel="position", title=title)
+    ax.figure.colorbar(im, ax=ax, shrink=0.8)
+    return ax.figure
+
+
+def similarity_map(
+    table: Tensor, grid: Grid, position: int, *, ax=None, title: str | None = None, vmin: float | None = None
+) -> Figure:
+    """Cosine similarity of position `position`'s vector to every position, laid out on the grid.
+
+    The colours span [vmin, 1]; by default vmin is the table's lowest similarity.
+    """
+    if ax is None:
+        fig = Figure(figsize=(3.4, 3.2), layout="constrained")
+        ax = fig.subplots()
+    full = cosine_similarity(table)
+    sim = full[position].reshape(grid).cpu().numpy()
+    vmin = float(full.min()) if vmin is None else vmin
+    im = ax.imshow(sim, cmap="viridis", vmin=vmin, vmax=1, interpolation="nearest")
+    r, c = divmod(position, grid[1])
+    ax.add_patch(_square(c - 0.5, r - 0.5, 1))
+    ax.set_title(title or f"similarity to position ({r}, {c})", fontsize=9)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.figure.colorbar(im, ax=ax, shrink=0.8)
+    return ax.figure
+
+
+def similarity_grid(table: Tensor, grid: Grid, *, title: str = "", fig=None) -> Figure:
+    """Every position's similarity map, each drawn at its own place on the grid (as in the ViT paper);
+    colours span the table's lowest similarity to 1."""
+    gh, gw = grid
+    if fig is None:
+        fig = Figure(figsize=(0.55 * gw + 0.6, 0.55 * gh + 0.5), layout="constrained")
+    axes = fig.subplots(gh, gw, squeeze=False)
+    full = cosine_similarity(table)
+    sim = full.reshape(gh * gw, gh, gw).cpu().numpy()
+    for i, ax in enumerate(axes.flat):
+        ax.imshow(sim[i], cmap="viridis", vmin=float(full.min()), vmax=1, interpolation="nearest")
+        ax.set_xticks([])
+        ax.set_yticks([])
+    if title:
+        fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def dot_product_profiles(table: Tensor, references: Sequence[int]) -> Figure:
+    """Dot products of a few positions' vectors with every position [N, D]: against the other
+    position (left), and against the offset between the two (right)."""
+    dots = (table @ table.T).detach().cpu().numpy()  # (N, N)
+    n = len(dots)
+    fig = Figure(figsize=(10, 3.2), layout="constrained")
+    left, right = fig.subplots(1, 2, sharey=True)
+    for p in references:
+        (line,) = left.plot(np.arange(n), dots[p], label=f"p = {p}")
+        left.axvline(p, color=line.get_color(), lw=0.8, ls=":")
+        right.plot(np.arange(n) - p, dots[p], color=line.get_color(), label=f"p = {p}")
+    left.set(xlabel="position q", ylabel="PE(p) · PE(q)", title="against position")
+    right.set(xlabel="offset q - p", title="against offset: the curves coincide")
+    left.legend(fontsize=8)
+    return fig

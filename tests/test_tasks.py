@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from minivit.data import SHAPES, TASKS, make_task, relation, which_shape
+from minivit.data import SHAPES, TASKS, make_task, relation, where, which_shape
 
 
 @pytest.mark.parametrize("name", list(TASKS))
@@ -46,3 +46,10 @@ def test_odd_one_out_layout_has_one_cell_unlike_the_rest():
 def test_unknown_task_lists_the_known_ones():
     with pytest.raises(ValueError, match="unknown synthetic task 'stripes'; known: odd_one_out, which_shape"):
         make_task("stripes", 4)
+
+
+def test_where_shows_one_shape_in_the_labelled_cell():
+    d = where(60, cells=4)
+    assert ((d.layout >= 0).sum(1) == 1).all()
+    assert torch.equal((d.layout >= 0).long().argmax(1), d.labels)
+    assert len(d.classes) == 16

@@ -1,10 +1,12 @@
 """The lessons' figures and slider functions, drawn headless."""
 
 import numpy as np
+import pytest
+import torch
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from minivit import ViT, ViTConfig, viz
+from minivit import ViT, ViTConfig, viz, widgets
 from minivit.data import odd_one_out
 from minivit.train import History
 from minivit.widgets import shuffle_explorer, shuffle_view
@@ -61,3 +63,72 @@ def test_shuffle_explorer_redraws_when_a_slider_moves():
     assert second != first
     image_slider.value = 2
     assert bytes(view.value) not in (first, second)
+
+
+def test_analysis_structure_score_entropy_and_temperature():
+    from minivit import analysis
+    from minivit.posenc import sincos_2d
+
+    assert analysis.structure_score(sincos_2d((6, 6), 64), (6, 6)) > 0.5
+    torch.manual_seed(0)
+    assert abs(analysis.structure_score(torch.randn(36, 64), (6, 6))) < 0.15
+    w = torch.softmax(torch.randn(3, 5, 5), -1)
+    torch.testing.assert_close(analysis.with_temperature(w, 1.0), w)
+    torch.testing.assert_close(
+        analysis.entropy(torch.full((4,), 0.25)), torch.tensor(analysis.uniform_entropy(4))
+    )
+    assert (analysis.entropy(analysis.with_temperature(w, 0.3)) < analysis.entropy(w)).all()
+    with pytest.raises(ValueError, match="drop prefix"):
+        analysis.structure_score(torch.randn(37, 8), (6, 6))
+
+
+def test_attention_explorer_redraws_for_query_and_temperature():
+    model = ViT(ViTConfig(position="sincos2d", patch_size=8))
+    with torch.no_grad():
+        for p in model.parameters():
+            p.normal_(std=0.5)  # a model with sharp attention, so the temperature shows
+    box = widgets.attention_explorer(model, odd_one_out(3).images)
+    _, query, temperature = box.children[0].children
+    view = box.children[1]
+    states = [bytes(view.value)]
+    query.value = 0
+    states.append(bytes(view.value))
+    temperature.value = 2.5
+    states.append(bytes(view.value))
+    assert len(set(states)) == 3
+
+
+def test_sincos_and_learned_explorers_redraw():
+    box = widgets.sincos_explorer(grid=(4, 4))
+    dim, base, position = box.children[0].children
+    view = box.children[1]
+    states = [bytes(view.value)]
+    for control, value in ((dim, 16), (base, 100), (position, 0)):
+        control.value = value
+        states.append(bytes(view.value))
+    assert len(set(states)) == 4
+    snaps = {
+        "a": [(0, torch.randn(9, 8)), (10, torch.randn(9, 8))],
+        "b": [(0, torch.randn(9, 8)), (10, torch.randn(9, 8))],
+    }
+    box = widgets.learned_explorer(snaps, (3, 3))
+    init, snapshot, position = box.children[0].children
+    view = box.children[1]
+    states = [bytes(view.value)]
+    for control, value in ((init, "b"), (snapshot, 0), (position, 4)):
+        control.value = value
+        states.append(bytes(view.value))
+    assert len(set(states)) == 4
+
+
+def test_figures_for_encodings():
+    from minivit.posenc import sincos_1d, sincos_2d
+
+    table = sincos_2d((4, 4), 16)
+    assert len(viz.similarity_grid(table, (4, 4)).axes) == 16
+    fig = viz.similarity_map(table, (4, 4), 5)
+    assert "similarity to position (1, 1)" in fig.axes[0].get_title()
+    fig = viz.dot_product_profiles(sincos_1d(torch.arange(20.0), 16), [3, 10])
+    assert len(fig.axes[0].lines) == 4 and len(fig.axes[1].lines) == 2  # curves and markers; curves
+    fig = widgets.attention_view(ViT(ViTConfig(patch_size=8, pool="cls")), odd_one_out(1).images[0], query=4)
+    assert len(fig.axes) == 3  # two heads and the bars

@@ -13,6 +13,7 @@ from minivit.data.synthetic import (
     relation,
     render_cells,
     shuffle_patches,
+    where,
     which_shape,
 )
 from minivit.data.tasks import TaskData, load_task
@@ -36,5 +37,6 @@ __all__ = [
     "render_cells",
     "resize",
     "shuffle_patches",
+    "where",
     "which_shape",
 ]

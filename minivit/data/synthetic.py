@@ -136,6 +136,23 @@ def which_shape(n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) 
     return SyntheticTask(images, label, list(SHAPES), "which_shape", shape)
 
 
+def where(n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) -> SyntheticTask:
+    """Which cell holds the shape? One shape of a random kind in a random cell; the answer is the cell.
+
+    A task that needs position alone: every image holds the same patches up to their order.
+    """
+    g = torch.Generator().manual_seed(seed)
+    k = cells * cells
+    kind = torch.randint(len(SHAPES), (n,), generator=g)
+    label = torch.randint(k, (n,), generator=g)
+    shape = torch.full((n, k), -1)
+    shape[torch.arange(n), label] = kind
+    color, scale, offset = _random_layout(n, cells, g)
+    images = render_cells(shape, color, scale, offset, cells=cells, image_size=image_size)
+    classes = [f"cell ({r}, {c})" for r in range(cells) for c in range(cells)]
+    return SyntheticTask(images, label, classes, "where", shape)
+
+
 RELATIONS = ("circle left of square", "circle right of square", "circle above square", "circle below square")
 
 
@@ -165,14 +182,14 @@ def relation(n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) -> 
     return SyntheticTask(images, label, list(RELATIONS), "relation", shape)
 
 
-TASKS = {"odd_one_out": odd_one_out, "which_shape": which_shape, "relation": relation}
+TASKS = {"odd_one_out": odd_one_out, "which_shape": which_shape, "where": where, "relation": relation}
 
 
-def make_task(name: str, n: int, *, image_size: int = 24, seed: int = 0) -> SyntheticTask:
-    """A synthetic task by name (see TASKS)."""
+def make_task(name: str, n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) -> SyntheticTask:
+    """A synthetic task by name (see TASKS) on a layout of cells x cells."""
     if name not in TASKS:
         raise ValueError(f"unknown synthetic task {name!r}; known: {', '.join(TASKS)}")
-    return TASKS[name](n, image_size=image_size, seed=seed)
+    return TASKS[name](n, image_size=image_size, cells=cells, seed=seed)
 
 
 def shuffle_patches(images: Tensor, patch_size: int, perm: Tensor) -> Tensor:

@@ -1,0 +1,225 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 01 · Attention from scratch, and what it cannot see
+#
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/minivit-course/minivit/blob/main/lessons/01_attention.ipynb)
+#
+# Attention is the one place where the tokens of a Vision Transformer talk to each other. We build
+# it from three matrix products and a softmax, check every step against `minivit`, look at what a
+# trained model attends to, and pin down why attention alone has no idea where a patch is.
+#
+# **What you will learn**
+# - scaled dot-product attention, $\mathrm{softmax}(QK^\top/\sqrt{d})\,V$, written out and checked against the package;
+# - multi-head attention: the same computation on slices of the width, side by side;
+# - what a trained model attends to, and how the softmax temperature makes attention sharper or flatter;
+# - why attention is a function of a *set*: reorder the keys and values and nothing changes.
+#
+# Runs top to bottom in under a minute on a laptop CPU.
+
+# %%
+# Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
+import sys
+
+if "google.colab" in sys.modules:
+    import subprocess
+
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "minivit @ git+https://github.com/minivit-course/minivit"],
+        check=True,
+    )
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+# %matplotlib inline
+from minivit import ViT, ViTConfig, analysis, viz, widgets
+from minivit.attention import explicit_attention
+from minivit.data import relation
+from minivit.train import fit
+
+torch.manual_seed(0)
+torch.set_num_threads(2)  # small models: more threads only add overhead
+
+# %% [markdown]
+# ## Patches become tokens
+#
+# We use the `relation` task: a circle and a square share a row or a column, and the answer is where
+# the circle is relative to the square (left of, right of, above, below). A 24×24 image with patch
+# size 8 gives a 3×3 grid: 9 tokens of width 64.
+
+# %%
+data = relation(2048, seed=0)
+test = relation(500, seed=1)
+config = ViTConfig(image_size=24, patch_size=8, num_classes=4, dim=64, depth=2, heads=2, position="none")
+model = ViT(config).eval()
+image = data.images[0]
+with torch.no_grad():
+    tokens, grid = model.patch_embed(image[None])  # (1, N, D)
+    x = model.blocks[0].norm1(tokens)[0]  # (N, D): what the first block's attention reads
+print("tokens:", tuple(x.shape), " grid:", grid, " label:", data.classes[data.labels[0]])
+viz.show_images(data.images[:8], data.labels[:8], data.classes, ncols=8, patch_size=8)
+
+# %% [markdown]
+# ## One head, written out
+#
+# Each token $x_i$ is projected to a query $q_i = W_q x_i$, a key $k_i = W_k x_i$ and a value
+# $v_i = W_v x_i$. Token $i$ scores every token $j$ by $q_i \cdot k_j / \sqrt{d}$ (the $\sqrt{d}$ keeps
+# the scores' scale independent of the width $d$), turns the scores into weights with a softmax,
+# and takes the weighted average of the values:
+#
+# $$\mathrm{out}_i = \sum_j \mathrm{softmax}_j\!\left(\frac{q_i \cdot k_j}{\sqrt d}\right) v_j .$$
+#
+# We take $W_q, W_k, W_v$ from the model's first block (one `Linear` makes all three) and compute the
+# first head by hand.
+
+# %%
+attn = model.blocks[0].attn
+D, H = config.dim, config.heads
+Dh = D // H
+with torch.no_grad():
+    q, k, v = (x @ attn.qkv.weight.T + attn.qkv.bias).split(D, dim=-1)  # 3 x (N, D)
+    q0, k0, v0 = q[:, :Dh], k[:, :Dh], v[:, :Dh]  # head 0 reads the first Dh channels
+
+    scores = q0 @ k0.T / math.sqrt(Dh)  # (N, N): row i scores every key j
+    weights = scores.softmax(dim=-1)  # each row sums to 1
+    out0 = weights @ v0  # (N, Dh)
+
+torch.testing.assert_close(weights.sum(-1), torch.ones(9))
+ref_out, ref_weights = explicit_attention(q0, k0, v0)
+torch.testing.assert_close(out0, ref_out)
+torch.testing.assert_close(weights, ref_weights)
+torch.testing.assert_close(out0, F.scaled_dot_product_attention(q0[None], k0[None], v0[None])[0])
+print("by hand == minivit.attention.explicit_attention == torch's fused scaled_dot_product_attention")
+
+# %% [markdown]
+# ## Many heads
+#
+# Multi-head attention runs the same computation on `H` slices of the width, each with its own
+# scores, and concatenates the results before one output projection. Reshaping `(N, D)` to
+# `(H, N, Dh)` does all heads at once. The result is exactly what the package's `Attention` returns.
+
+# %%
+with torch.no_grad():
+    qh, kh, vh = (t.reshape(9, H, Dh).transpose(0, 1) for t in (q, k, v))  # 3 x (H, N, Dh)
+    heads_out, heads_weights = explicit_attention(qh, kh, vh)  # (H, N, Dh), (H, N, N)
+    by_hand = attn.proj(heads_out.transpose(0, 1).reshape(9, D))  # concatenate heads, project
+    package, package_weights = attn(x[None], grid, model.pos, layer=0, need_weights=True)
+
+torch.testing.assert_close(heads_out[0], out0)  # head 0 is the head we wrote out
+torch.testing.assert_close(by_hand, package[0])
+torch.testing.assert_close(heads_weights, package_weights[0])
+print("heads:", H, " weights per head:", tuple(heads_weights.shape[1:]), " output:", tuple(by_hand.shape))
+
+# %% [markdown]
+# ## What a trained model attends to
+#
+# An untrained model attends almost uniformly: its scores are all close to zero. We train the same
+# architecture *with* a positional encoding (`sincos2d`, lesson 02) on the relation task for a few
+# seconds, then look at the attention of its first block.
+
+# %% tags=["nbval-ignore-output"]
+torch.manual_seed(0)
+trained = ViT(config.with_(position="sincos2d"))
+before = analysis.entropy(trained.eval().attention_maps(test.images[:200])[0]).mean().item()
+history = fit(trained, data, steps=500, lr=3e-3, eval_data=test, desc="sincos2d")
+after = analysis.entropy(trained.eval().attention_maps(test.images[:200])[0]).mean().item()
+print(f"accuracy {history.final_eval:.2f}; mean entropy of block 0: {before:.3f} before, {after:.3f} after")
+
+# %%
+assert before > 0.99 * math.log(9), "an untrained model attends almost uniformly"
+assert after < before - 0.1, "training makes attention selective"
+assert history.final_eval > 0.6
+circle = int((test.layout[0] == 1).nonzero())  # the patch that holds the circle
+print("test image 0:", test.classes[test.labels[0]], "- the circle is in patch", circle)
+widgets.attention_view(trained, test.images[0], query=circle)
+
+# %% [markdown]
+# ## Temperature
+#
+# Dividing the scores by a temperature $T$ before the softmax sharpens the weights ($T<1$) or
+# flattens them ($T>1$). The entropy of a row measures how spread it is: $\log N$ for uniform
+# attention, 0 for attention on a single token. Since $\mathrm{softmax}(s/T) \propto
+# \mathrm{softmax}(s)^{1/T}$, we can change $T$ after the fact, from the weights alone, and see
+# what the trained model's first block would do at other temperatures.
+
+# %% tags=["nbval-ignore-output"]
+torch.testing.assert_close(analysis.with_temperature(weights, 0.5), (scores / 0.5).softmax(-1))
+trained_weights = trained.eval().attention_maps(test.images[:200])[0]  # (B, H, N, N)
+temperatures = [0.5, 1.0, 2.0, 5.0, 20.0]
+entropies = [analysis.entropy(analysis.with_temperature(trained_weights, t)).mean().item() for t in temperatures]
+for t, e in zip(temperatures, entropies):
+    print(f"T = {t:>4}: mean entropy {e:.2f} nats (uniform: {math.log(9):.2f})")
+assert all(a < b for a, b in zip(entropies, entropies[1:])), "higher temperature, flatter attention"
+assert entropies[-1] > 0.5 * math.log(9) > entropies[1]
+
+# %% [markdown]
+# ## Why attention cannot tell where a token is
+#
+# Look at the formula again: output $i$ is a sum over $j$. A sum does not care about the order of
+# its terms, so shuffling the keys and values *together* changes nothing. The position of a key
+# enters nowhere; neither does the position of the query. Two tokens with the same content, in
+# different places, get the same query, the same scores and the same output.
+
+# %%
+perm = torch.randperm(9, generator=torch.Generator().manual_seed(1))
+with torch.no_grad():
+    shuffled_out, _ = explicit_attention(qh, kh[:, perm], vh[:, perm])
+torch.testing.assert_close(shuffled_out, heads_out)
+print("keys and values reordered: every output unchanged")
+
+twin = image.clone()
+twin[:, 16:24, 16:24] = twin[:, 0:8, 0:8]  # copy patch 0 (top left) into patch 8 (bottom right)
+for position in ("none", "sincos2d"):
+    m = ViT(config.with_(position=position)).eval()
+    with torch.no_grad():
+        t = m.tokens(twin[None])[0][0]  # (N, D) after both blocks
+    same = torch.allclose(t[0], t[8], atol=1e-5)
+    print(f"{position:>8}: patch 0 and its copy in patch 8 get {'the same' if same else 'different'} outputs")
+    assert same == (position == "none")
+
+# %% [markdown]
+# ## Try it: where does each head look?
+#
+# Pick an image, a query patch (outlined) and a temperature. The overlay shows each head's weights
+# over the image. Low temperatures pick one key; high ones spread over all nine.
+
+# %% tags=["nbval-ignore-output"]
+widgets.attention_explorer(trained, test.images[:20])
+
+# %% [markdown]
+# ## What we covered
+#
+# - Attention scores every pair of tokens by $q_i\cdot k_j/\sqrt{d}$, normalises each row with a softmax,
+#   and averages the values; our by-hand version matches `minivit` and torch's fused kernel exactly.
+# - Multi-head attention is the same computation on slices of the width, concatenated and projected.
+# - Training turns the near-uniform attention of a new model into selective attention; the
+#   temperature trades sharp for flat attention.
+# - Attention treats its inputs as a set: reordering keys and values changes nothing, and equal
+#   contents get equal outputs wherever they are. Position has to be put in from outside, and the
+#   next lessons are about the ways to do it.
+#
+# ## Exercises
+#
+# 1. Drop the $1/\sqrt{d}$ scaling and repeat the temperature cell with `dim=256`. What happens to
+#    the entropy of an untrained model's attention?
+# 2. In the "twin" cell, copy a patch into a *neighbouring* cell instead. Do the `sincos2d` model's
+#    two outputs differ more or less than for a far-away copy?
+# 3. Use the explorer to find a head of the trained model that looks from the circle towards the
+#    square. Is it the same head for every image?
+# 4. Apply a *causal* mask (token $i$ sees only $j \le i$) in `explicit_attention` via `bias`.
+#    Is the output still unchanged when you reorder the tokens? Why would a text model not need a
+#    positional encoding as badly as a ViT?
