@@ -255,6 +255,8 @@ def fit(
             path,
         )
 
+    # at most ~50 redraws per run: in a notebook each redraw is a message to the front end, and a
+    # flood of them (a slow machine, a long run) can overrun the kernel's output queue
     bar = tqdm(
         range(start, steps),
         desc=desc or "training",
@@ -262,6 +264,8 @@ def fit(
         leave=True,
         initial=start,
         total=steps,
+        mininterval=0.5,
+        miniters=max(1, (steps - start) // 50),
     )
     for step in bar:
         if cursor + batch_size > len(order):  # a new epoch
