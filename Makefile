@@ -14,8 +14,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -e ".[dev]"
 	touch $(STAMP)
 
+# as root (containers, some cloud machines) JupyterLab refuses to start without --allow-root
 lab: $(STAMP)
-	$(BIN)/jupyter lab lessons/
+	$(BIN)/jupyter lab lessons/ $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest

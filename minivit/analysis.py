@@ -59,3 +59,16 @@ def with_temperature(weights: Tensor, temperature: float) -> Tensor:
 def uniform_entropy(n: int) -> float:
     """Entropy of a uniform distribution over n tokens."""
     return math.log(n)
+
+
+def offset_locality(tables: Tensor) -> Tensor:
+    """How much each head's offset table [H, 2R_h + 1, 2R_w + 1] favours near offsets: the
+    correlation between its entries and minus the length of the offset. > 0: nearby keys score higher."""
+    h, a, b = tables.shape
+    dy = torch.arange(a, dtype=torch.float32) - (a - 1) / 2
+    dx = torch.arange(b, dtype=torch.float32) - (b - 1) / 2
+    near = -(dy[:, None] ** 2 + dx[None, :] ** 2).sqrt().reshape(-1)
+    near = near - near.mean()
+    t = tables.detach().float().reshape(h, -1)
+    t = t - t.mean(1, keepdim=True)
+    return (t @ near) / (t.norm(dim=1) * near.norm() + 1e-12)

@@ -139,13 +139,14 @@ def attention_overlay(
     )
     if query is not None:
         r, c = divmod(query, gw)
-        ax.add_patch(_square(c * patch_size - 0.5, r * patch_size - 0.5, patch_size))
+        ax.add_patch(square(c * patch_size - 0.5, r * patch_size - 0.5, patch_size))
     ax.set_title(title or "attention", fontsize=9)
     ax.axis("off")
     return ax.figure
 
 
-def _square(x: float, y: float, size: float):
+def square(x: float, y: float, size: float):
+    """An outline around one patch (for marking the query or the chosen position)."""
     from matplotlib.patches import Rectangle
 
     return Rectangle((x, y), size, size, fill=False, edgecolor="cyan", lw=2)
@@ -206,7 +207,7 @@ def similarity_map(
     vmin = float(full.min()) if vmin is None else vmin
     im = ax.imshow(sim, cmap="viridis", vmin=vmin, vmax=1, interpolation="nearest")
     r, c = divmod(position, grid[1])
-    ax.add_patch(_square(c - 0.5, r - 0.5, 1))
+    ax.add_patch(square(c - 0.5, r - 0.5, 1))
     ax.set_title(title or f"similarity to position ({r}, {c})", fontsize=9)
     ax.set_xticks([])
     ax.set_yticks([])
@@ -246,4 +247,90 @@ def dot_product_profiles(table: Tensor, references: Sequence[int]) -> Figure:
     left.set(xlabel="position q", ylabel="PE(p) · PE(q)", title="against position")
     right.set(xlabel="offset q - p", title="against offset: the curves coincide")
     left.legend(fontsize=8)
+    return fig
+
+
+def offset_table(values: Tensor, *, title: str = "", ax=None, cmap: str = "RdBu_r") -> Figure:
+    """A function of the 2-D offset, values [2R_h + 1, 2R_w + 1], drawn with (0, 0) in the middle."""
+    if ax is None:
+        fig = Figure(figsize=(3.6, 3.2), layout="constrained")
+        ax = fig.subplots()
+    v = values.detach().cpu().float().numpy()
+    rh, rw = (v.shape[0] - 1) // 2, (v.shape[1] - 1) // 2
+    lim = float(np.abs(v).max()) or 1.0
+    im = ax.imshow(
+        v,
+        cmap=cmap,
+        vmin=-lim,
+        vmax=lim,
+        extent=(-rw - 0.5, rw + 0.5, rh + 0.5, -rh - 0.5),
+        interpolation="nearest",
+    )
+    ax.set(xlabel="column offset dx", ylabel="row offset dy", title=title)
+    ax.figure.colorbar(im, ax=ax, shrink=0.8)
+    return ax.figure
+
+
+def bias_maps(bias: Tensor, grid: Grid, query: int, *, title: str = "") -> Figure:
+    """Each head's attention-logit bias from patch `query` to every patch: bias [H, N, N] on the grid."""
+    heads = bias.shape[0]
+    fig = Figure(figsize=(2.6 * heads + 0.6, 2.8), layout="constrained")
+    axes = fig.subplots(1, heads, squeeze=False)[0]
+    b = bias[:, query].detach().cpu().float().reshape(heads, *grid).numpy()
+    r, c = divmod(query, grid[1])
+    for h, ax in enumerate(axes):
+        im = ax.imshow(b[h], cmap="magma", interpolation="nearest")
+        ax.add_patch(square(c - 0.5, r - 0.5, 1))
+        ax.set_title(f"head {h}", fontsize=9)
+        ax.set_xticks([])
+        ax.set_yticks([])
+        fig.colorbar(im, ax=ax, shrink=0.7)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def rope_frequencies(before: Tensor, after: Tensor, *, layer: int = 0) -> Figure:
+    """Mixed RoPE's 2-D frequencies (f_x, f_y) of block `layer`, one panel per head: before training
+    (light) and after (dark). freqs: [L, 2, H, Dh/2]."""
+    heads = before.shape[2]
+    fig = Figure(figsize=(3.2 * heads, 3.2), layout="constrained")
+    axes = fig.subplots(1, heads, squeeze=False)[0]
+    for h, ax in enumerate(axes):
+        for freqs, alpha, label in ((before, 0.3, "before"), (after, 1.0, "after")):
+            fx, fy = freqs[layer, 0, h].cpu().numpy(), freqs[layer, 1, h].cpu().numpy()
+            ax.quiver(
+                np.zeros_like(fx),
+                np.zeros_like(fy),
+                fx,
+                fy,
+                angles="xy",
+                scale_units="xy",
+                scale=1,
+                alpha=alpha,
+                color="tab:blue",
+                width=0.012,
+                label=label,
+            )
+        lim = float(max(before[layer, :, h].abs().max(), after[layer, :, h].abs().max())) * 1.1
+        ax.set(
+            xlim=(-lim, lim),
+            ylim=(-lim, lim),
+            aspect="equal",
+            xlabel="f_x (per column)",
+            ylabel="f_y (per row)",
+            title=f"block {layer}, head {h}",
+        )
+        ax.axhline(0, color="gray", lw=0.5)
+        ax.axvline(0, color="gray", lw=0.5)
+    axes[0].legend(fontsize=8, loc="lower left")
+    return fig
+
+
+def head_tables(tables: Tensor, *, title: str = "head") -> Figure:
+    """One offset table per head, tables [H, 2R_h + 1, 2R_w + 1], side by side."""
+    heads = tables.shape[0]
+    fig = Figure(figsize=(3.3 * heads, 3.0), layout="constrained")
+    for h, ax in enumerate(fig.subplots(1, heads, squeeze=False)[0]):
+        offset_table(tables[h], title=f"{title} {h}", ax=ax)
     return fig

@@ -81,6 +81,7 @@ def test_bad_input_gives_one_clear_line(tmp_path, capsys):
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert "invalid choice: 'sinus'" in err and "sincos2d" in err and "Traceback" not in err
+    assert err.strip().count("\n") == 0 and err.strip().endswith("(see minivit train --help)")
     assert main(["train", *SMALL, "--option", "stdd=1", "--out", str(tmp_path / "w")]) == 2
     assert "unknown option(s) ['stdd']" in capsys.readouterr().err
 

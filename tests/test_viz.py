@@ -132,3 +132,50 @@ def test_figures_for_encodings():
     assert len(fig.axes[0].lines) == 4 and len(fig.axes[1].lines) == 2  # curves and markers; curves
     fig = widgets.attention_view(ViT(ViTConfig(patch_size=8, pool="cls")), odd_one_out(1).images[0], query=4)
     assert len(fig.axes) == 3  # two heads and the bars
+
+
+def _states(box, changes):
+    """PNG of the explorer's figure before and after each (control index, value) change."""
+    controls, view = box.children[0].children, box.children[1]
+    states = [bytes(view.value)]
+    for i, value in changes:
+        controls[i].value = value
+        states.append(bytes(view.value))
+    return states
+
+
+def test_relative_rope_and_alibi_explorers_redraw_for_every_slider():
+    torch.manual_seed(0)
+    table = torch.randn(2, 7, 7)
+    assert len(set(_states(widgets.relative_explorer(table, (4, 4)), [(0, 1), (1, 1), (2, 0)]))) == 4
+    assert len(set(_states(widgets.rope_explorer(head_dim=16), [(0, 10), (1, 2), (2, 45)]))) == 4
+    assert len(set(_states(widgets.alibi_explorer(grid=(4, 4)), [(0, 4), (1, 2), (2, 0)]))) == 4
+
+
+def test_relative_view_clips_offsets():
+    table = torch.arange(2 * 7 * 7, dtype=torch.float32).reshape(2, 7, 7)
+    fig = widgets.relative_view(table, (4, 4), clip=1, head=0, query=0)
+    seen = fig.axes[0].images[0].get_array()
+    assert seen[0, 0] == seen[2, 2] == table[0, 2, 2]  # offsets -3 and -2 reuse the entry at -1
+    assert seen[3, 3] == table[0, 3, 3]
+
+
+def test_alibi_view_draws_the_chosen_heads_bias():
+    from minivit.posenc import alibi_slopes
+
+    fig = widgets.alibi_view(heads=6, head=4, query=0, grid=(3, 3))
+    bias = fig.axes[1].images[0].get_array()
+    assert np.isclose(bias[2, 2], -alibi_slopes(6)[4] * np.sqrt(8))
+
+
+def test_offset_figures_and_locality():
+    from minivit import analysis
+
+    near = -torch.cdist(torch.cartesian_prod(torch.arange(-2.0, 3), torch.arange(-2.0, 3)), torch.zeros(1, 2))
+    tables = torch.stack([near.reshape(5, 5), -near.reshape(5, 5)])
+    loc = analysis.offset_locality(tables)
+    assert loc[0] > 0.99 and loc[1] < -0.99
+    assert len(viz.head_tables(tables).axes) == 4  # two tables and their colour bars
+    assert len(viz.bias_maps(torch.randn(3, 9, 9), (3, 3), 4).axes) == 6
+    freqs = torch.randn(2, 2, 3, 4)
+    assert len(viz.rope_frequencies(freqs, freqs * 1.1).axes) == 3
