@@ -120,37 +120,36 @@ def odd_one_out(n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) 
     return SyntheticTask(images, label, classes, "odd_one_out", shape)
 
 
+def _one_shape(n: int, image_size: int, cells: int, seed: int) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """Scenes with one shape of a random kind in a random cell: images, kinds, cells, layouts."""
+    g = torch.Generator().manual_seed(seed)
+    k = cells * cells
+    kind = torch.randint(len(SHAPES), (n,), generator=g)
+    cell = torch.randint(k, (n,), generator=g)
+    shape = torch.full((n, k), -1)
+    shape[torch.arange(n), cell] = kind
+    color, scale, offset = _random_layout(n, cells, g)
+    images = render_cells(shape, color, scale, offset, cells=cells, image_size=image_size)
+    return images, kind, cell, shape
+
+
 def which_shape(n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) -> SyntheticTask:
     """Which shape is in the picture? One shape in a random cell; the answer is its kind.
 
     A task that needs content, not position: a model without positional encoding solves it.
     """
-    g = torch.Generator().manual_seed(seed)
-    k = cells * cells
-    label = torch.randint(len(SHAPES), (n,), generator=g)
-    where = torch.randint(k, (n,), generator=g)
-    shape = torch.full((n, k), -1)
-    shape[torch.arange(n), where] = label
-    color, scale, offset = _random_layout(n, cells, g)
-    images = render_cells(shape, color, scale, offset, cells=cells, image_size=image_size)
-    return SyntheticTask(images, label, list(SHAPES), "which_shape", shape)
+    images, kind, _, layout = _one_shape(n, image_size, cells, seed)
+    return SyntheticTask(images, kind, list(SHAPES), "which_shape", layout)
 
 
 def where(n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) -> SyntheticTask:
-    """Which cell holds the shape? One shape of a random kind in a random cell; the answer is the cell.
+    """Which cell holds the shape? The scenes of `which_shape`; the answer is the cell.
 
     A task that needs position alone: every image holds the same patches up to their order.
     """
-    g = torch.Generator().manual_seed(seed)
-    k = cells * cells
-    kind = torch.randint(len(SHAPES), (n,), generator=g)
-    label = torch.randint(k, (n,), generator=g)
-    shape = torch.full((n, k), -1)
-    shape[torch.arange(n), label] = kind
-    color, scale, offset = _random_layout(n, cells, g)
-    images = render_cells(shape, color, scale, offset, cells=cells, image_size=image_size)
+    images, _, cell, layout = _one_shape(n, image_size, cells, seed)
     classes = [f"cell ({r}, {c})" for r in range(cells) for c in range(cells)]
-    return SyntheticTask(images, label, classes, "where", shape)
+    return SyntheticTask(images, cell, classes, "where", layout)
 
 
 RELATIONS = ("circle left of square", "circle right of square", "circle above square", "circle below square")
