@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test lint lessons clean
+.PHONY: lab test test-browser lint lessons clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ lab: $(STAMP)
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest
+
+# the lessons in JupyterLab in headless Chromium (needs Debian's chromium: apt install chromium)
+test-browser: $(STAMP)
+	$(BIN)/python -m pytest -m browser tests/test_browser.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
