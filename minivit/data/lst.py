@@ -49,6 +49,12 @@ def latin_squares() -> Tensor:
     return torch.tensor(squares)
 
 
+@functools.cache
+def _square_features() -> Tensor:
+    """Every Latin square as one-hot (cell, symbol) features: [576, 16*4]."""
+    return F.one_hot(latin_squares() - 1, 4).reshape(576, 64).float()
+
+
 def _lines(q: Tensor) -> tuple[Tensor, Tensor]:
     """The other three cells of the query's row and of its column: [P, 3] each."""
     r, c = q // 4, q % 4
@@ -70,15 +76,15 @@ def forced(cells: Tensor) -> Tensor:
     Args:
         cells: [P, 16] puzzles (0 blank, 1-4 shown, 5 query).
     """
-    squares = latin_squares()  # (576, 16)
-    shown = (cells >= 1) & (cells <= 4)  # (P, 16)
-    match = (squares[None] == cells[:, None]) | ~shown[:, None]  # (P, 576, 16)
-    ok = match.all(-1)  # (P, 576): squares consistent with what is shown
+    features = _square_features()  # (576, 64)
+    shown = F.one_hot(cells, 6)[..., 1:5].reshape(len(cells), 64).float()  # (P, 16*4): shown symbols
+    # a square is consistent with a puzzle iff it agrees with every shown cell
+    ok = (shown @ features.T == shown.sum(1, keepdim=True)).float()  # (P, 576)
+    # how many consistent squares put each symbol at each cell, then at the query's cell
+    counts = (ok @ features).view(-1, 16, 4)  # (P, 16, 4)
     q = (cells == QUERY).long().argmax(1)  # (P,)
-    at_q = squares[:, q].T  # (P, 576)
-    lo = torch.where(ok, at_q, 9).min(1).values
-    hi = torch.where(ok, at_q, -9).max(1).values
-    return torch.where((lo == hi) & ok.any(1), lo, 0)
+    at_q = counts[torch.arange(len(cells)), q] > 0  # (P, 4): symbols some consistent square puts there
+    return torch.where(at_q.sum(1) == 1, at_q.long().argmax(1) + 1, 0)
 
 
 def grades(cells: Tensor) -> list[str | None]:
