@@ -72,3 +72,58 @@ def offset_locality(tables: Tensor) -> Tensor:
     t = tables.detach().float().reshape(h, -1)
     t = t - t.mean(1, keepdim=True)
     return (t @ near) / (t.norm(dim=1) * near.norm() + 1e-12)
+
+
+def procrustes(table: Tensor, reference: Tensor) -> tuple[float, Tensor]:
+    """How well a table [N, D] matches a reference layout [N, k] (grid coordinates, or another table)
+    up to translation, scale and an orthogonal map, and the table mapped onto the reference.
+
+    Both are centred and scaled to unit norm; the orthogonal map W [D, k] that brings the table
+    closest to the reference comes from the SVD of table^T reference (orthogonal Procrustes).
+
+    Returns:
+        score: in [0, 1]; 1 when the table is an exact rotated, scaled copy of the reference
+            (1 - score^2 is scipy.spatial.procrustes's disparity).
+        aligned: [N, k] the table after the map, in the reference's units (for plotting).
+    """
+    if table.shape[0] != reference.shape[0]:
+        raise ValueError(
+            f"table has {table.shape[0]} rows, reference {reference.shape[0]}; "
+            "drop prefix (class token) rows first"
+        )
+    x = table.detach().double()
+    y = reference.detach().double()
+    x, y_mean = x - x.mean(0), y.mean(0)
+    y = y - y_mean
+    x_norm, y_norm = x.norm(), y.norm()
+    x, y = x / (x_norm + 1e-12), y / (y_norm + 1e-12)
+    u, s, vh = torch.linalg.svd(x.T @ y, full_matrices=False)  # (D, r), (r,), (r, k)
+    score = s.sum().item()
+    aligned = score * (x @ u @ vh) * y_norm + y_mean
+    return score, aligned.float()
+
+
+def attention_agreement(a: Tensor, b: Tensor) -> float:
+    """How alike two models' attention is on the same inputs: the mean over rows of the attention
+    mass both put on the same keys, sum_k min(a_k, b_k) (1 - total variation distance), in [0, 1].
+
+    a, b: attention weights [..., N, N] of the two models, same shape.
+    """
+    if a.shape != b.shape:
+        raise ValueError(
+            f"attention maps of shapes {tuple(a.shape)} and {tuple(b.shape)}; compare the same inputs"
+        )
+    return torch.minimum(a.float(), b.float()).sum(-1).mean().item()
+
+
+def mean_attention_distance(weights: Tensor, grid: Grid, num_prefix_tokens: int = 0) -> Tensor:
+    """Mean distance (in patches) between a query patch and the patches it attends to, per head,
+    averaged over queries and the batch (Dosovitskiy et al. 2021, Fig. 7): weights [B, H, P+N, P+N] -> [H].
+
+    Prefix tokens (class token) are left out as queries and as keys.
+    """
+    p = num_prefix_tokens
+    w = weights[..., p:, p:].float()
+    w = w / w.sum(-1, keepdim=True).clamp_min(1e-12)
+    dist = grid_distances(grid).to(w.device)  # (N, N)
+    return (w * dist).sum(-1).mean(dim=(0, 2))

@@ -30,6 +30,7 @@ from minivit.config import ViTConfig
 from minivit.evaluate import evaluate
 
 CHECKPOINT = "checkpoint.pt"
+OPTIMIZERS = ("adamw", "sgd")
 
 
 def pick_device(device: str | torch.device | None = None) -> torch.device:
@@ -142,6 +143,7 @@ class _Settings:
     label_smoothing: float
     grad_clip: float | None
     seed: int
+    optimizer: str = "adamw"
 
 
 def fit(
@@ -155,6 +157,7 @@ def fit(
     warmup: int | None = None,
     label_smoothing: float = 0.0,
     grad_clip: float | None = 1.0,
+    optimizer: str = "adamw",
     eval_data: TensorDataset | None = None,
     eval_every: int | None = None,
     seed: int = 0,
@@ -170,6 +173,7 @@ def fit(
 
     Args:
         warmup: warmup steps (default: 5% of `steps`).
+        optimizer: "adamw", or "sgd" (momentum 0.9, weight decay as an L2 term; same lr schedule).
         eval_data: evaluated every `eval_every` steps (default: 10 times per run) and at the end.
         seed: seeds the batch order and every random choice in training.
         device: default cuda, then mps, then cpu; bf16 autocast on cuda.
@@ -194,6 +198,7 @@ def fit(
         label_smoothing,
         grad_clip,
         seed,
+        optimizer,
     )
     eval_every = eval_every or max(1, steps // 10)
     checkpoint_every = checkpoint_every or max(1, steps // 10)
@@ -202,7 +207,13 @@ def fit(
         if hasattr(model, "parameter_groups")
         else [{"params": [p for p in model.parameters() if p.requires_grad]}]
     )
-    opt = torch.optim.AdamW(groups, lr=lr, weight_decay=weight_decay)
+    if optimizer not in OPTIMIZERS:
+        raise ValueError(f"unknown optimizer {optimizer!r}; known: {', '.join(OPTIMIZERS)}")
+    opt = (
+        torch.optim.AdamW(groups, lr=lr, weight_decay=weight_decay)
+        if optimizer == "adamw"
+        else torch.optim.SGD(groups, lr=lr, momentum=0.9, weight_decay=weight_decay)
+    )
     autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=device.type == "cuda")
     torch.manual_seed(seed)
     g = torch.Generator().manual_seed(seed)

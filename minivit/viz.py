@@ -334,3 +334,142 @@ def head_tables(tables: Tensor, *, title: str = "head") -> Figure:
     for h, ax in enumerate(fig.subplots(1, heads, squeeze=False)[0]):
         offset_table(tables[h], title=f"{title} {h}", ax=ax)
     return fig
+
+
+def lst_puzzles(
+    cells: Tensor,
+    answers: Sequence[int] | Tensor | None = None,
+    *,
+    titles: Sequence[str] | None = None,
+    ncols: int = 6,
+) -> Figure:
+    """Latin square puzzles [n, 16] (0 blank, 1-4 shown, 5 the query) as 4x4 grids; the query cell
+    is marked "?" (with its answer 1-4 underneath when `answers` are given)."""
+    n = len(cells)
+    ncols = min(ncols, n)
+    nrows = -(-n // ncols)
+    fig = Figure(figsize=(1.5 * ncols, 1.75 * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    for i, ax in enumerate(axes.flat):
+        ax.axis("off")
+        if i >= n:
+            continue
+        grid = cells[i].view(4, 4).tolist()
+        shade = np.array([[0.93 if v == 5 else 1.0 for v in row] for row in grid])
+        ax.imshow(shade, cmap="gray", vmin=0, vmax=1, extent=(-0.5, 3.5, 3.5, -0.5))
+        for k in range(5):
+            ax.plot([k - 0.5, k - 0.5], [-0.5, 3.5], color="black", lw=0.6)
+            ax.plot([-0.5, 3.5], [k - 0.5, k - 0.5], color="black", lw=0.6)
+        for r, row in enumerate(grid):
+            for c, v in enumerate(row):
+                if v == 5:
+                    ax.text(c, r, "?", ha="center", va="center", fontsize=11, color="tab:red", weight="bold")
+                elif v:
+                    ax.text(c, r, str(v), ha="center", va="center", fontsize=10)
+        title = titles[i] if titles is not None else ""
+        if answers is not None:
+            title = (title + "\n" if title else "") + f"answer {int(answers[i]) + 1}"
+        ax.set_title(title, fontsize=8)
+    return fig
+
+
+def init_scale_sweep(
+    summary: Mapping[str, Mapping[str, float]],
+    published: Mapping[str, Sequence[float]],
+    runs: Sequence[Mapping] = (),
+    *,
+    reference: str = "sincos2d",
+) -> Figure:
+    """Accuracy against the initial scale σ of a learned table, on held-out and kept-apart puzzles:
+    our mean ± std over seeds (dots: single runs) next to the published means; the fixed 2-D
+    sinusoid as horizontal lines."""
+    sigmas = [k for k in summary if k != reference]
+    x = np.array([float(s) for s in sigmas])
+    fig = Figure(figsize=(10, 3.6), layout="constrained")
+    axes = fig.subplots(1, 2, sharey=True)
+    for ax, (split, column, title) in zip(
+        axes, [("test", 0, "held-out generated puzzles"), ("apart", 1, "puzzles kept apart")], strict=True
+    ):
+        mean = np.array([summary[s][split] for s in sigmas])
+        std = np.array([summary[s][split + "_std"] for s in sigmas])
+        ax.errorbar(x, mean, yerr=std, marker="o", capsize=3, color="tab:blue", label="ours (mean ± std)")
+        for r in runs:
+            if r["encoding"] != reference:
+                ax.plot(float(r["encoding"]), r["accuracy"][split], ".", color="tab:blue", alpha=0.35)
+        pub = [published[s][column] for s in sigmas if s in published]
+        ax.plot(
+            [float(s) for s in sigmas if s in published],
+            pub,
+            "s--",
+            color="tab:orange",
+            label="Ito et al. 2024",
+        )
+        if reference in summary:
+            ax.axhline(summary[reference][split], color="tab:green", lw=1, label="2-D sinusoid (ours)")
+        if reference in published:
+            ax.axhline(
+                published[reference][column],
+                color="tab:green",
+                lw=1,
+                ls="--",
+                label="2-D sinusoid (published)",
+            )
+        ax.axhline(0.25, color="gray", lw=0.8, ls=":", label="chance")
+        ax.set(xlabel="initial scale σ of the learned tables", title=title)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("accuracy")
+    axes[1].legend(fontsize=8, loc="lower left")
+    return fig
+
+
+def procrustes_layout(aligned: Tensor, grid: Grid, *, title: str = "", ax=None) -> Figure:
+    """A table mapped onto the grid by Procrustes alignment (`analysis.procrustes`): each position
+    as a point, neighbours on the grid joined, the true grid in grey behind it."""
+    if ax is None:
+        fig = Figure(figsize=(3.4, 3.4), layout="constrained")
+        ax = fig.subplots()
+    gh, gw = grid
+    pts = aligned.detach().cpu().numpy().reshape(gh, gw, 2)
+    true = np.stack(np.meshgrid(np.arange(gh), np.arange(gw), indexing="ij"), -1).astype(float)
+    for p, style in ((true, dict(color="0.8", lw=1)), (pts, dict(color="tab:blue", lw=1.2))):
+        for r in range(gh):
+            ax.plot(p[r, :, 1], p[r, :, 0], **style)
+        for c in range(gw):
+            ax.plot(p[:, c, 1], p[:, c, 0], **style)
+    ax.scatter(pts[..., 1].ravel(), pts[..., 0].ravel(), c=np.arange(gh * gw), cmap="viridis", zorder=3, s=25)
+    ax.set_aspect("equal")
+    ax.invert_yaxis()
+    ax.set(xlabel="column", ylabel="row", title=title)
+    return ax.figure
+
+
+def agreement_scatter(
+    runs: Sequence[Mapping],
+    *,
+    x: str = "agreement_with_sincos",
+    split: str = "apart",
+    reference: str = "sincos2d",
+) -> Figure:
+    """Each run's attention agreement with the 2-D sinusoid model against its accuracy, coloured by σ."""
+    fig = Figure(figsize=(5, 3.6), layout="constrained")
+    ax = fig.subplots()
+    sigmas = sorted({r["encoding"] for r in runs if r["encoding"] != reference}, key=float)
+    colors = {s: c for s, c in zip(sigmas, np.linspace(0.1, 0.9, len(sigmas)), strict=True)}
+    for s in sigmas:
+        rs = [r for r in runs if r["encoding"] == s]
+        ax.scatter(
+            [r[x] for r in rs],
+            [r["accuracy"][split] for r in rs],
+            color=_cmap("plasma")(colors[s]),
+            label=f"σ = {s}",
+        )
+    ax.set(xlabel="attention agreement with the 2-D sinusoid model", ylabel=f"accuracy ({split})")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def _cmap(name: str):
+    import matplotlib
+
+    return matplotlib.colormaps[name]

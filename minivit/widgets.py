@@ -16,6 +16,7 @@ from torch import Tensor, nn
 from minivit import analysis, viz
 from minivit.data import shuffle_patches
 from minivit.posenc import alibi_slopes, relative_offsets, sincos_2d
+from minivit.posenc.base import grid_coords
 from minivit.posenc.rope import axial_frequencies
 
 
@@ -267,5 +268,45 @@ def alibi_explorer(grid: tuple[int, int] = (8, 8)) -> W.VBox:
             "heads": _slider(8, 1, 16, "heads"),
             "head": _slider(0, 0, 15, "head"),
             "query": _slider(n // 2 + grid[1] // 2, 0, n - 1, "query patch"),
+        },
+    )
+
+
+def init_scale_view(runs: Sequence[Mapping], *, sigma: str, seed: int, block: int) -> Figure:
+    """A recorded run of the σ sweep (`minivit.experiments.init_scale`): its trained table of one
+    block as similarity maps at their place on the 4x4 grid (left) and mapped onto the grid by
+    Procrustes alignment (right)."""
+    (run,) = [r for r in runs if r["encoding"] == sigma and r["seed"] == seed]
+    table = torch.tensor(run["tables"][block])
+    grid = (4, 4)
+    score, aligned = analysis.procrustes(table, grid_coords(grid))
+    fig = Figure(figsize=(8.5, 3.8), layout="constrained")
+    left, right = fig.subfigures(1, 2, width_ratios=[1.2, 1])
+    viz.similarity_grid(table, grid, fig=left, title="cosine similarity of each cell's vector")
+    viz.procrustes_layout(aligned, grid, ax=right.subplots(), title=f"aligned to the grid: {score:.2f}")
+    acc = run["accuracy"]
+    fig.suptitle(
+        f"σ = {sigma}, seed {seed}, block {block + 1}: train {acc['train']:.2f}, held-out {acc['test']:.2f}, "
+        f"kept apart {acc['apart']:.2f}",
+        fontsize=10,
+    )
+    return fig
+
+
+def init_scale_explorer(runs: Sequence[Mapping]) -> W.VBox:
+    """Sliders: σ (from the recorded sweep), seed and block."""
+    sigmas = sorted({r["encoding"] for r in runs if "tables" in r}, key=float)
+    seeds = sorted({r["seed"] for r in runs})
+    depth = len(next(r for r in runs if "tables" in r)["tables"])
+    return explorer(
+        lambda sigma, seed, block: init_scale_view(runs, sigma=sigma, seed=seed, block=block),
+        {
+            "sigma": W.SelectionSlider(
+                options=sigmas, value=sigmas[0], description="σ", continuous_update=False
+            ),
+            "seed": W.SelectionSlider(
+                options=seeds, value=seeds[0], description="seed", continuous_update=False
+            ),
+            "block": _slider(0, 0, depth - 1, "block"),
         },
     )

@@ -55,3 +55,11 @@ def test_fit_is_deterministic_on_cpu():
 def test_pick_device():
     assert pick_device("cpu") == torch.device("cpu")
     assert pick_device().type in {"cpu", "cuda", "mps"}
+
+
+def test_fit_with_sgd_and_an_unknown_optimizer():
+    model = tiny()
+    history = fit(model, brightest_channel(64), steps=3, batch_size=16, optimizer="sgd", progress=False)
+    assert len(history.loss) == 3
+    with pytest.raises(ValueError, match="unknown optimizer 'lion'; known: adamw, sgd"):
+        fit(tiny(), brightest_channel(64), steps=1, optimizer="lion", progress=False)

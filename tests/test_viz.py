@@ -179,3 +179,55 @@ def test_offset_figures_and_locality():
     assert len(viz.bias_maps(torch.randn(3, 9, 9), (3, 3), 4).axes) == 6
     freqs = torch.randn(2, 2, 3, 4)
     assert len(viz.rope_frequencies(freqs, freqs * 1.1).axes) == 3
+
+
+def _fake_sweep():
+    torch.manual_seed(0)
+    runs = []
+    for seed in (0, 1):
+        for enc in ("0.1", "2.0", "sincos2d"):
+            run = {
+                "encoding": enc,
+                "seed": seed,
+                "agreement_with_sincos": 0.5 + 0.1 * seed,
+                "accuracy": {"train": 1.0, "test": 0.9 - seed / 10, "apart": 0.8 - seed / 10},
+            }
+            if enc != "sincos2d":
+                run["tables"] = torch.randn(2, 16, 8).tolist()
+            runs.append(run)
+    summary = {
+        e: {"test": 0.85, "test_std": 0.05, "apart": 0.75, "apart_std": 0.05}
+        for e in ("0.1", "2.0", "sincos2d")
+    }
+    return runs, summary
+
+
+def test_lst_and_init_scale_figures():
+    cells = torch.tensor([[5, 4, 1, 3] + [0] * 12, [0] * 15 + [5]])
+    fig = viz.lst_puzzles(cells, torch.tensor([1, 0]), titles=["binary", "quaternary"])
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert texts == ["?", "4", "1", "3"] and fig.axes[0].get_title() == "binary\nanswer 2"
+    runs, summary = _fake_sweep()
+    published = {"0.1": (0.97, 0.925), "2.0": (0.847, 0.377), "sincos2d": (0.985, 0.977)}
+    fig = viz.init_scale_sweep(summary, published, runs)
+    assert [ax.get_title() for ax in fig.axes] == ["held-out generated puzzles", "puzzles kept apart"]
+    labels = fig.axes[1].get_legend_handles_labels()[1]
+    assert "Ito et al. 2024" in labels and "2-D sinusoid (published)" in labels
+    fig = viz.agreement_scatter(runs)
+    assert len(fig.axes[0].collections) == 2  # one colour per σ
+
+
+def test_procrustes_layout_draws_the_aligned_grid():
+    from minivit.posenc.base import grid_coords
+
+    fig = viz.procrustes_layout(grid_coords((4, 4)), (4, 4), title="exact")
+    ax = fig.axes[0]
+    assert len(ax.lines) == 2 * 8 and ax.get_title() == "exact"  # true and aligned: 4 rows + 4 columns each
+    np.testing.assert_allclose(ax.collections[0].get_offsets()[5], [1, 1])  # cell 5 is row 1, column 1
+
+
+def test_init_scale_explorer_redraws_for_every_slider():
+    runs, _ = _fake_sweep()
+    assert len(set(_states(widgets.init_scale_explorer(runs), [(0, "2.0"), (1, 1), (2, 1)]))) == 4
+    fig = widgets.init_scale_view(runs, sigma="0.1", seed=1, block=0)
+    assert "σ = 0.1, seed 1, block 1" in fig._suptitle.get_text()

@@ -1,0 +1,304 @@
+"""The initial scale of a learned position table decides what it becomes (Ito et al. 2024,
+"Learning interpretable positional encodings in transformers depends on initialization",
+arXiv 2406.08272), on the Latin square task (`minivit.data.lst`).
+
+A learnable table per block, initialised N(0, sigma^2): with a small sigma it learns the 4x4 layout
+of the cells and generalizes to puzzles kept apart from training; with a large sigma the same model
+fits its training puzzles just as well but memorizes. The fixed 2-D sinusoid is the reference.
+
+    python -m minivit.experiments.init_scale --setting cpu --seeds 3 --out assets/init_scale.json
+    python -m minivit.experiments.init_scale --setting published --device cuda   # the paper's setting
+
+What matters is sigma against how far training can move the table: Adam moves each entry by about
+the learning rate per step, so a run of `steps` steps at learning rate `lr` moves an entry by at
+most about lr * steps. The published setting (lr 1e-4, 12,800 steps) and the CPU settings here
+(larger lr, fewer steps, narrower) keep that reach about the same.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from minivit import analysis
+from minivit.config import ViTConfig, preset
+from minivit.data import lst
+from minivit.evaluate import evaluate
+from minivit.experiments import provenance
+from minivit.model import ViT
+from minivit.posenc.base import grid_coords
+from minivit.posenc.learned import Learned
+from minivit.train import fit, pick_device, seed_everything
+
+SIGMAS = (0.1, 0.2, 0.5, 1.0, 1.5, 2.0)
+REFERENCE = "sincos2d"
+GRID = (4, 4)
+
+# Ito et al. 2024, mean over 15 seeds: sigma -> (held-out generated puzzles, puzzles kept apart)
+PUBLISHED: dict[str, tuple[float, float]] = {
+    "0.1": (0.970, 0.925),
+    "0.2": (0.986, 0.956),
+    "0.5": (0.986, 0.946),
+    "1.0": (0.981, 0.894),
+    "1.5": (0.916, 0.616),
+    "2.0": (0.847, 0.377),
+    REFERENCE: (0.985, 0.977),
+}
+
+
+@dataclass(frozen=True)
+class Setting:
+    """Model size, training length and data of one sweep (the defaults are the published ones)."""
+
+    dim: int = 160
+    depth: int = 4
+    steps: int = 12800  # 200 epochs of 64 steps: where the published results plateau
+    lr: float = 1e-4
+    batch_size: int = 128
+    n_train: int = 8192
+    n_eval: int = 1000
+    optimizer: str = "adamw"
+
+    @property
+    def reach(self) -> float:
+        """About how far Adam can move one table entry in the whole run: lr * steps."""
+        return self.lr * self.steps
+
+    def config(self, encoding: str) -> ViTConfig:
+        """The LST model with a learned table initialised N(0, sigma^2) (encoding "0.1", ...) or the
+        fixed 2-D sinusoid (encoding "sincos2d")."""
+        base = preset("lst").with_(dim=self.dim, depth=self.depth)
+        if encoding == REFERENCE:
+            return base.with_(position=REFERENCE, position_options={})
+        return base.with_(position_options={**base.position_options, "std": float(encoding)})
+
+
+SETTINGS = {
+    "published": Setting(),
+    # on 2 CPU cores: about 1 minute per run with 2 threads
+    "cpu": Setting(dim=64, steps=2000, lr=7e-4, n_train=8192),
+    # the live run in lesson 07: about 15 s per run on 2 CPU cores
+    "lesson": Setting(dim=48, depth=4, steps=800, lr=1.5e-3, n_train=4096, n_eval=500),
+}
+
+
+def encodings(sigmas: tuple[float, ...] = SIGMAS) -> list[str]:
+    return [str(float(s)) for s in sigmas] + [REFERENCE]
+
+
+def label(encoding: str) -> str:
+    return "2-D sinusoid" if encoding == REFERENCE else f"σ = {encoding}"
+
+
+def make_data(setting: Setting, seed: int = 0) -> dict[str, lst.LSTSet]:
+    """Train / held-out / kept-apart puzzles (the same for every run of a sweep)."""
+    return lst.splits(setting.n_train, setting.n_eval, setting.n_eval, seed=seed)
+
+
+def tables(model: ViT) -> Tensor | None:
+    """The learned tables [L, 16, D] of a model (None for a fixed encoding)."""
+    if not isinstance(model.pos, Learned):
+        return None
+    return model.pos.table.detach().float().cpu().clone()
+
+
+def attention(model: ViT, images: Tensor) -> Tensor:
+    """Every block's attention on `images`, heads averaged: [L, B, 16, 16]."""
+    model.eval()
+    with torch.no_grad():
+        maps = model.attention_maps(images)
+    return torch.stack([m.mean(1) for m in maps]).cpu()
+
+
+def alignment(table: Tensor) -> dict[str, list[float]]:
+    """Per block: Procrustes score against the grid coordinates, against the 2-D sinusoid, and the
+    correlation of similarity with grid distance."""
+    coords = grid_coords(GRID)
+    sincos = _sincos_table(table.shape[-1])
+    return {
+        "procrustes_grid": [analysis.procrustes(t, coords)[0] for t in table],
+        "procrustes_sincos": [analysis.procrustes(t, sincos)[0] for t in table],
+        "structure": [analysis.structure_score(t, GRID) for t in table],
+    }
+
+
+def _sincos_table(dim: int) -> Tensor:
+    from minivit.posenc.sinusoidal import sincos_2d
+
+    return sincos_2d(GRID, dim)
+
+
+def train_one(
+    encoding: str,
+    seed: int,
+    setting: Setting,
+    data: dict[str, lst.LSTSet],
+    *,
+    device: str | torch.device | None = None,
+    progress: bool = True,
+) -> tuple[ViT, dict[str, Any]]:
+    """Train one model; returns it and its record (accuracies, alignment, how far the table moved)."""
+    seed_everything(seed)
+    model = ViT(setting.config(encoding))
+    start = tables(model)
+    t0 = time.perf_counter()
+    history = fit(
+        model,
+        data["train"],
+        steps=setting.steps,
+        batch_size=setting.batch_size,
+        lr=setting.lr,
+        weight_decay=0.0,
+        grad_clip=None,
+        optimizer=setting.optimizer,
+        seed=seed,
+        device=device,
+        progress=progress,
+        desc=f"{label(encoding)}, seed {seed}",
+    )
+    seconds = time.perf_counter() - t0
+    model.cpu().eval()
+    record: dict[str, Any] = {
+        "encoding": encoding,
+        "seed": seed,
+        "optimizer": setting.optimizer,
+        "seconds": round(seconds, 1),
+        "final_loss": history.loss[-1],
+        "accuracy": {name: evaluate(model, ds) for name, ds in data.items()},
+        "accuracy_apart_by_grade": _by_grade(model, data["apart"]),
+    }
+    end = tables(model)
+    if end is not None:
+        record["moved_rms"] = (end - start).pow(2).mean().sqrt().item()
+        record["alignment"] = alignment(end)
+        record["tables"] = [[[round(v, 4) for v in row] for row in t] for t in end.tolist()]
+    return model, record
+
+
+def _by_grade(model: ViT, ds: lst.LSTSet) -> dict[str, float]:
+    from minivit.evaluate import predict
+
+    images, labels = ds.tensors[:2]
+    right = predict(model, images) == labels
+    out = {}
+    for grade in lst.GRADES:
+        mask = torch.tensor([g == grade for g in ds.grades])
+        if mask.any():
+            out[grade] = right[mask].float().mean().item()
+    return out
+
+
+def sweep(
+    setting: Setting,
+    *,
+    seeds: int | list[int] = 3,
+    sigmas: tuple[float, ...] = SIGMAS,
+    data_seed: int = 0,
+    device: str | torch.device | None = None,
+    probe: int = 256,
+    progress: bool = True,
+) -> list[dict[str, Any]]:
+    """Every encoding x seed. Each run's attention on `probe` kept-apart puzzles is compared with the
+    2-D sinusoid model of the same seed (`agreement_with_sincos`)."""
+    data = make_data(setting, data_seed)
+    probe_images = data["apart"].tensors[0][:probe]
+    runs = []
+    for seed in range(seeds) if isinstance(seeds, int) else seeds:
+        reference = None
+        for encoding in [REFERENCE, *encodings(sigmas)[:-1]]:  # the reference first
+            model, record = train_one(encoding, seed, setting, data, device=device, progress=progress)
+            maps = attention(model, probe_images)
+            if reference is None:
+                reference = maps
+            record["agreement_with_sincos"] = analysis.attention_agreement(maps, reference)
+            runs.append(record)
+    return runs
+
+
+def summarize(runs: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Mean and standard deviation over seeds, per encoding and measure."""
+    out: dict[str, dict[str, float]] = {}
+    for encoding in dict.fromkeys(r["encoding"] for r in runs):
+        rs = [r for r in runs if r["encoding"] == encoding]
+        values: dict[str, list[float]] = {}
+        for r in rs:
+            for split, acc in r["accuracy"].items():
+                values.setdefault(split, []).append(acc)
+            values.setdefault("agreement_with_sincos", []).append(r["agreement_with_sincos"])
+            if "alignment" in r:
+                for key, per_block in r["alignment"].items():
+                    values.setdefault(key, []).append(sum(per_block) / len(per_block))
+        out[encoding] = {"seeds": len(rs)}
+        for key, v in values.items():
+            t = torch.tensor(v)
+            out[encoding][key] = t.mean().item()
+            out[encoding][key + "_std"] = t.std().item() if len(v) > 1 else 0.0
+    return out
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """A recorded sweep (as written by `main`)."""
+    return json.loads(Path(path).read_text())
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(
+        prog="python -m minivit.experiments.init_scale",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("--setting", choices=sorted(SETTINGS), default="cpu")
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--sigmas", type=float, nargs="+", default=list(SIGMAS))
+    ap.add_argument("--steps", type=int, help="override the setting's steps")
+    ap.add_argument("--lr", type=float, help="override the setting's learning rate")
+    ap.add_argument("--optimizer", choices=("adamw", "sgd"), help="override the setting's optimizer")
+    ap.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
+    ap.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
+    ap.add_argument("--out", default="assets/init_scale.json")
+    ap.add_argument("--quiet", action="store_true", help="no progress bars")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    setting = SETTINGS[args.setting]
+    overrides = {k: getattr(args, k) for k in ("steps", "lr", "optimizer") if getattr(args, k) is not None}
+    setting = replace(setting, **overrides)
+    device = pick_device(args.device)
+    t0 = time.perf_counter()
+    runs = sweep(setting, seeds=args.seeds, sigmas=tuple(args.sigmas), device=device, progress=not args.quiet)
+    result = {
+        "provenance": provenance(__name__, list(argv) if argv is not None else _sys_args(), device),
+        "setting_name": args.setting,
+        "setting": asdict(setting),
+        "seconds": round(time.perf_counter() - t0, 1),
+        "published": PUBLISHED,
+        "summary": summarize(runs),
+        "runs": runs,
+    }
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(result, indent=1) + "\n")
+    tmp.replace(out)
+    print(f"wrote {out}")
+    for encoding, s in result["summary"].items():
+        print(
+            f"{label(encoding):>14}: train {s['train']:.3f}  test {s['test']:.3f}  "
+            f"apart {s['apart']:.3f} ± {s['apart_std']:.3f}  agreement {s['agreement_with_sincos']:.3f}"
+        )
+
+
+def _sys_args() -> list[str]:
+    import sys
+
+    return sys.argv[1:]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+import json
+
+import pytest
+import torch
+
+from minivit.experiments import init_scale
+
+TINY = init_scale.Setting(dim=16, depth=2, steps=6, lr=1e-3, batch_size=32, n_train=96, n_eval=30)
+
+
+def test_setting_builds_the_lst_model_with_sigma_or_the_sinusoid():
+    config = TINY.config("0.5")
+    assert config.position == "learned" and config.position_options["std"] == 0.5
+    assert config.position_options["per_block"] and config.pool == "last" and not config.norm_first
+    assert TINY.config("sincos2d").position == "sincos2d"
+    assert init_scale.SETTINGS["published"].reach == pytest.approx(1.28)
+    assert init_scale.encodings((0.1, 2.0)) == ["0.1", "2.0", "sincos2d"]
+
+
+def test_a_run_records_accuracies_tables_and_alignment():
+    data = init_scale.make_data(TINY)
+    model, record = init_scale.train_one("0.1", 0, TINY, data, progress=False)
+    assert set(record["accuracy"]) == {"train", "test", "apart"}
+    assert all(0 <= a <= 1 for a in record["accuracy"].values())
+    assert len(record["tables"]) == TINY.depth and len(record["tables"][0]) == 16
+    assert record["moved_rms"] > 0
+    assert set(record["alignment"]) == {"procrustes_grid", "procrustes_sincos", "structure"}
+    _, fixed = init_scale.train_one("sincos2d", 0, TINY, data, progress=False)
+    assert "tables" not in fixed and "alignment" not in fixed
+    maps = init_scale.attention(model, data["apart"].tensors[0][:5])
+    assert maps.shape == (TINY.depth, 5, 16, 16)
+    torch.testing.assert_close(maps.sum(-1), torch.ones(TINY.depth, 5, 16))
+
+
+def test_main_writes_a_sweep_with_provenance(tmp_path, monkeypatch):
+    monkeypatch.setitem(init_scale.SETTINGS, "tiny", TINY)
+    out = tmp_path / "sweep.json"
+    init_scale.main(
+        [
+            "--setting",
+            "tiny",
+            "--seeds",
+            "2",
+            "--sigmas",
+            "0.1",
+            "2.0",
+            "--quiet",
+            "--threads",
+            "1",
+            "--out",
+            str(out),
+        ]
+    )
+    result = json.loads(out.read_text())
+    assert result["provenance"]["command"].startswith(
+        "python -m minivit.experiments.init_scale --setting tiny"
+    )
+    assert result["setting"]["dim"] == 16 and result["published"]["2.0"] == [0.847, 0.377]
+    runs = result["runs"]
+    assert len(runs) == 2 * 3 and {r["seed"] for r in runs} == {0, 1}
+    # each seed's reference agrees with itself exactly
+    assert all(r["agreement_with_sincos"] == pytest.approx(1.0) for r in runs if r["encoding"] == "sincos2d")
+    summary = result["summary"]
+    assert summary["0.1"]["seeds"] == 2 and "apart_std" in summary["2.0"]
+    apart = [r["accuracy"]["apart"] for r in runs if r["encoding"] == "0.1"]
+    assert summary["0.1"]["apart"] == pytest.approx(sum(apart) / 2)
+    assert init_scale.load(out) == result
