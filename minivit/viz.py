@@ -473,3 +473,35 @@ def _cmap(name: str):
     import matplotlib
 
     return matplotlib.colormaps[name]
+
+
+def resolution_sweep(
+    panels: Mapping[str, tuple[Mapping[str, Mapping], int]], *, ylabel: str = "accuracy"
+) -> Figure:
+    """Accuracy against test image size, one panel per task: {title: (summary, train_size)} with
+    summary {variant: {"sizes": [...], "mean": [...], "std": [...]}}; a band of ± std over seeds, the
+    training size marked."""
+    fig = Figure(figsize=(4.6 * len(panels), 3.8), layout="constrained")
+    axes = fig.subplots(1, len(panels), squeeze=False)[0]
+    variants = list(dict.fromkeys(v for summary, _ in panels.values() for v in summary))
+    colors = {v: _cmap("tab10")(i % 10) for i, v in enumerate(variants)}
+    for ax, (title, (summary, train_size)) in zip(axes, panels.items(), strict=True):
+        for variant, s in summary.items():
+            x, m = np.array(s["sizes"]), np.array(s["mean"])
+            sd = np.array(s.get("std", np.zeros_like(m)))
+            dashed = "interp" in variant or "antialias" in variant
+            ax.plot(x, m, "o-" if not dashed else "o--", ms=3, color=colors[variant], label=variant)
+            if sd.any():
+                ax.fill_between(x, m - sd, m + sd, color=colors[variant], alpha=0.15)
+        ax.axvline(train_size, color="gray", lw=1, ls=":")
+        ax.set(xlabel="test image size (px)", title=title)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel(ylabel)
+    handles, labels = [], []
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    fig.legend(handles, labels, loc="outside right center", fontsize=8)
+    return fig

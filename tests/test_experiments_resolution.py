@@ -1,0 +1,84 @@
+import json
+
+import pytest
+import torch
+
+from minivit.experiments import resolution
+
+TINY = resolution.Setting(
+    "odd_one_out",
+    16,
+    (8, 16, 24),
+    patch_size=4,
+    dim=16,
+    depth=1,
+    heads=2,
+    steps=3,
+    batch_size=16,
+    train_examples=32,
+    test_examples=16,
+    variants=("learned", "learned-antialias", "rope-mixed", "rope-mixed-interp"),
+)
+
+
+def test_variants_that_share_weights_train_once():
+    assert resolution.trainings(("none", "learned", "learned-antialias", "rope-mixed-interp")) == {
+        "none": ["none"],
+        "learned": ["learned", "learned-antialias"],
+        "rope-mixed-interp": ["rope-mixed-interp"],
+    }
+    assert set(resolution.VARIANTS) >= {"none", "learned", "sincos2d", "relative", "rope-axial", "alibi2d"}
+
+
+def test_evaluated_as_keeps_the_weights_and_changes_only_the_resize():
+    from minivit import ViT
+
+    torch.manual_seed(0)
+    model = ViT(TINY.config("learned", 9, 3)).eval()
+    other = resolution.evaluated_as(model, "learned-antialias")
+    assert other.pos.antialias and not model.pos.antialias
+    x = torch.rand(2, 3, 16, 16)
+    torch.testing.assert_close(other(x), model(x))  # same grid: no resampling, same output
+    small = torch.rand(2, 3, 8, 8)
+    assert not torch.allclose(other(small), model(small))  # shrinking: antialias differs
+    assert resolution.evaluated_as(model, "learned") is model
+
+
+def test_run_seed_evaluates_every_variant_at_every_size():
+    records, models = resolution.run_seed(TINY, 0, progress=False, keep_models=True)
+    assert [r["variant"] for r in records] == list(TINY.variants)
+    assert all(list(r["accuracy"]) == ["8", "16", "24"] for r in records)
+    assert set(models) == set(TINY.variants)
+    summary = resolution.summarize(records + resolution.run_seed(TINY, 1, progress=False)[0])
+    s = summary["odd_one_out"]["learned"]
+    assert s["sizes"] == [8, 16, 24] and s["seeds"] == 2 and len(s["std"]) == 3
+    order = resolution.order_above(summary["odd_one_out"], 16)
+    assert sorted(order) == sorted(TINY.variants)
+    means = [summary["odd_one_out"][v]["mean"][2] for v in order]
+    assert means == sorted(means, reverse=True)
+
+
+def test_finetune_at_a_new_size_resamples_then_trains(tmp_path):
+    from minivit import ViT
+
+    torch.manual_seed(0)
+    model = ViT(TINY.config("learned", 9, 3)).eval()
+    data = resolution.load(TINY).at_size(24)
+    tuned = resolution.finetune(model, data, steps=2)
+    assert tuned.config.image_size == (24, 24) and tuned.pos.table.shape[1] == 36
+    assert tuned(data.tensors[0][:2]).shape == (2, 9)
+
+
+def test_main_writes_results_with_provenance(tmp_path, monkeypatch):
+    monkeypatch.setitem(resolution.SETTINGS, "tiny", TINY)
+    out = tmp_path / "res.json"
+    resolution.main(["--settings", "tiny", "--seeds", "2", "--quiet", "--threads", "1", "--out", str(out)])
+    result = json.loads(out.read_text())
+    assert result["provenance"]["command"] == (
+        f"python -m minivit.experiments.resolution --settings tiny --seeds 2 --quiet --threads 1 --out {out}"
+    )
+    assert len(result["runs"]) == 2 * len(TINY.variants)
+    assert result["summary"]["tiny"]["rope-mixed"]["seeds"] == 2
+    assert resolution.read(out) == result
+    with pytest.raises(SystemExit):
+        resolution.main(["--settings", "nope"])
