@@ -144,6 +144,7 @@ class _Settings:
     grad_clip: float | None
     seed: int
     optimizer: str = "adamw"
+    position_lr_scale: float = 1.0
 
 
 def fit(
@@ -158,6 +159,7 @@ def fit(
     label_smoothing: float = 0.0,
     grad_clip: float | None = 1.0,
     optimizer: str = "adamw",
+    position_lr_scale: float = 1.0,
     eval_data: TensorDataset | None = None,
     eval_every: int | None = None,
     seed: int = 0,
@@ -174,6 +176,8 @@ def fit(
     Args:
         warmup: warmup steps (default: 5% of `steps`).
         optimizer: "adamw", or "sgd" (momentum 0.9, weight decay as an L2 term; same lr schedule).
+        position_lr_scale: the position encoding's parameters (`model.pos`) train at this multiple
+            of the learning rate.
         eval_data: evaluated every `eval_every` steps (default: 10 times per run) and at the end.
         seed: seeds the batch order and every random choice in training.
         device: default cuda, then mps, then cpu; bf16 autocast on cuda.
@@ -199,6 +203,7 @@ def fit(
         grad_clip,
         seed,
         optimizer,
+        position_lr_scale,
     )
     eval_every = eval_every or max(1, steps // 10)
     checkpoint_every = checkpoint_every or max(1, steps // 10)
@@ -207,6 +212,8 @@ def fit(
         if hasattr(model, "parameter_groups")
         else [{"params": [p for p in model.parameters() if p.requires_grad]}]
     )
+    if position_lr_scale != 1.0:
+        groups = _split_position(model, groups, position_lr_scale)
     if optimizer not in OPTIMIZERS:
         raise ValueError(f"unknown optimizer {optimizer!r}; known: {', '.join(OPTIMIZERS)}")
     opt = (
@@ -284,7 +291,7 @@ def fit(
         idx = order[cursor : cursor + batch_size].to(device)
         cursor += batch_size
         for group in opt.param_groups:
-            group["lr"] = lr_at(step, steps=steps, lr=lr, warmup=settings.warmup)
+            group["lr"] = lr_at(step, steps=steps, lr=lr, warmup=settings.warmup) * group.get("lr_scale", 1.0)
         x, y = images[idx], labels[idx]
         with autocast:
             logits = model(x)
@@ -319,6 +326,22 @@ def fit(
             bar.set_postfix(post, refresh=False)
     bar.close()
     return history
+
+
+def _split_position(model: nn.Module, groups: list[dict], scale: float) -> list[dict]:
+    """The same parameter groups with the position encoding's parameters moved to their own groups
+    whose learning rate is `scale` times the others'."""
+    position = {id(p) for name, p in model.named_parameters() if name.startswith("pos.")}
+    if not position:
+        raise ValueError("position_lr_scale needs a model whose encoding has parameters (model.pos)")
+    out = []
+    for group in groups:
+        rest = {k: v for k, v in group.items() if k != "params"}
+        mine = [p for p in group["params"] if id(p) in position]
+        others = [p for p in group["params"] if id(p) not in position]
+        out += [{"params": others, **rest}] if others else []
+        out += [{"params": mine, **rest, "lr_scale": scale}] if mine else []
+    return out
 
 
 def _kept(path: Path | None) -> str:

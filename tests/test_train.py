@@ -63,3 +63,20 @@ def test_fit_with_sgd_and_an_unknown_optimizer():
     assert len(history.loss) == 3
     with pytest.raises(ValueError, match="unknown optimizer 'lion'; known: adamw, sgd"):
         fit(tiny(), brightest_channel(64), steps=1, optimizer="lion", progress=False)
+
+
+def test_position_lr_scale_slows_only_the_encoding():
+    moved = {}
+    for scale in (1.0, 0.01):
+        torch.manual_seed(0)
+        model = tiny(position="learned", position_options={"init": "normal", "std": 0.5})
+        table, head = model.pos.table.detach().clone(), model.head.weight.detach().clone()
+        fit(model, brightest_channel(64), steps=5, batch_size=16, position_lr_scale=scale, progress=False)
+        moved[scale] = (
+            (model.pos.table - table).abs().max().item(),
+            (model.head.weight - head).abs().max().item(),
+        )
+    assert moved[0.01][0] < moved[1.0][0] / 20  # the table moves ~100x less
+    assert moved[0.01][1] > moved[1.0][1] / 3  # the rest trains as before
+    with pytest.raises(ValueError, match="encoding has parameters"):
+        fit(tiny(position="sincos2d"), brightest_channel(16), steps=1, position_lr_scale=0.1, progress=False)

@@ -65,13 +65,15 @@ class Setting:
     n_train: int = 8192
     n_eval: int = 1000
     optimizer: str = "adamw"
+    position_lr_scale: float = 1.0  # the tables' learning rate, as a multiple of the others'
 
     @property
     def reach(self) -> float:
-        """About how far Adam can move one table entry in the whole run: the sum of the learning
-        rate over the steps (warmup and cosine decay included; lr * steps / 2 for a long run)."""
+        """About how far Adam can move one table entry in the whole run: the sum of the tables'
+        learning rate over the steps (warmup and cosine decay included; lr * steps / 2 for a long run)."""
         warmup = max(1, self.steps // 20)
-        return sum(lr_at(s, steps=self.steps, lr=self.lr, warmup=warmup) for s in range(self.steps))
+        total = sum(lr_at(s, steps=self.steps, lr=self.lr, warmup=warmup) for s in range(self.steps))
+        return total * self.position_lr_scale
 
     def config(self, encoding: str) -> ViTConfig:
         """The LST model with a learned table initialised N(0, sigma^2) (encoding "0.1", ...) or the
@@ -160,6 +162,7 @@ def train_one(
         weight_decay=0.0,
         grad_clip=None,
         optimizer=setting.optimizer,
+        position_lr_scale=setting.position_lr_scale if encoding != REFERENCE else 1.0,
         seed=seed,
         device=device,
         progress=progress,

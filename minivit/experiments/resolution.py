@@ -29,6 +29,7 @@ from minivit.data.tasks import TaskData, load_task
 from minivit.evaluate import evaluate_resolutions
 from minivit.experiments import provenance
 from minivit.model import ViT
+from minivit.posenc.learned import Learned, resample
 from minivit.train import fit, pick_device, seed_everything
 
 # variant -> (the encoding it trains, options it is evaluated with)
@@ -210,9 +211,7 @@ def finetune(
     grid = (size // model.config.patch_size,) * 2
     tuned = ViT(model.config.with_(image_size=size))
     state = model.state_dict()
-    if hasattr(model.pos, "table") and isinstance(model.pos.table, torch.nn.Parameter):
-        from minivit.posenc.learned import resample
-
+    if isinstance(model.pos, Learned):
         old = model.config.grid
         state["pos.table"] = torch.stack(
             [
@@ -226,22 +225,23 @@ def finetune(
                 for t in model.pos.table.detach()
             ]
         )
+    wrong = [k for k, v in tuned.state_dict().items() if v.shape != state[k].shape]
+    if wrong:
+        raise ValueError(
+            f"finetune cannot carry {', '.join(wrong)} to a {size}px grid; it handles learned tables"
+        )
     tuned.load_state_dict(state)
-    position = [p for n, p in tuned.named_parameters() if n.startswith("pos.")]
-    others = [p for n, p in tuned.named_parameters() if not n.startswith("pos.")]
-    seed_everything(seed)
-    opt = torch.optim.AdamW(
-        [{"params": others, "lr": lr}, {"params": position, "lr": lr * position_lr_scale}], weight_decay=0.0
+    fit(
+        tuned,
+        data,
+        steps=steps,
+        lr=lr,
+        weight_decay=0.0,
+        position_lr_scale=position_lr_scale if any(True for _ in tuned.pos.parameters()) else 1.0,
+        seed=seed,
+        progress=progress,
+        desc=f"fine-tune at {size}px",
     )
-    images, labels = data.tensors[:2]
-    g = torch.Generator().manual_seed(seed)
-    tuned.train()
-    for _ in range(steps):
-        idx = torch.randint(len(images), (128,), generator=g)
-        loss = torch.nn.functional.cross_entropy(tuned(images[idx]), labels[idx])
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
     return tuned.eval()
 
 
