@@ -22,6 +22,9 @@
 # position table started with a **small** norm learns that grid and generalizes, while the same
 # model started **large** fits its training puzzles and fails on puzzles unlike them.
 #
+# We reproduce the experiment at a size a laptop trains in minutes, compare with the published
+# numbers, and say plainly where ours differ.
+#
 # **What you will learn**
 # - the Latin square task, and what "puzzles kept apart" from training means;
 # - why the initial scale σ only means something next to how far training can move the table;
@@ -123,15 +126,15 @@ for sigma in ("0.1", "2.0"):
     table = ViT(setting.config(sigma)).pos.table
     print(f"σ = {sigma}: table {tuple(table.shape)}, rms {table.pow(2).mean().sqrt():.2f}")
 published = init_scale.SETTINGS["published"]
-print(f"reach: published setting {published.reach:.2f} (lr {published.lr}, {published.steps} steps); "
-      f"this lesson {setting.reach:.2f} (lr {setting.lr}, {setting.steps} steps)")
+print(f"reach (sum of the learning rates): published setting {published.reach:.2f} "
+      f"(lr {published.lr}, {published.steps} steps); this lesson {setting.reach:.2f} (lr {setting.lr}, {setting.steps} steps)")
 assert abs(ViT(setting.config("2.0")).pos.table.std().item() - 2.0) < 0.1
 
 # %% [markdown]
 # ## Live: small σ against large σ
 #
 # Two seeds each, the same puzzles, the same everything but σ. `train_one` trains, then evaluates
-# on the three sets and measures the trained tables.
+# on the three sets and measures the trained tables. (Four runs of about 20 s each.)
 
 # %% tags=["nbval-ignore-output"]
 live = {}
@@ -154,7 +157,7 @@ def mean_over_seeds(sigma, key):
 small, large = mean_over_seeds("0.1", "apart"), mean_over_seeds("2.0", "apart")
 print(f"kept-apart accuracy, mean of 2 seeds: σ = 0.1 {small:.3f}, σ = 2.0 {large:.3f} (chance 0.25)")
 assert small > large + 0.15
-assert all(r["moved_rms"] < setting.reach for _, r in live.values())  # no entry can outrun its reach
+assert all(r["moved_rms"] < setting.reach for _, r in live.values())  # no table outruns its reach
 
 # %% [markdown]
 # ## The recorded sweep, next to the published one
@@ -188,7 +191,39 @@ assert summary["sincos2d"]["apart"] >= best_small_apart - 0.05  # the sinusoid i
 assert summary["0.1"]["test"] > summary["2.0"]["test"]
 
 # %% [markdown]
-# FILL: discussion of agreement and difference, written from the recorded numbers.
+# **Where we agree with the paper.** The shape: every σ ≤ 0.5 generalizes to the kept-apart
+# puzzles (0.73–0.88) and σ = 2 does not (chance), with the fixed 2-D sinusoid the best of all.
+#
+# **Where we differ, and by how much.**
+# - Our accuracies are lower: held-out 0.75–0.89 against the paper's 0.97–0.99, kept apart
+#   0.73–0.90 against 0.93–0.98. Our model is 5× narrower and trains 4× fewer steps, and it does not
+#   reach 100% on its training puzzles (0.84–0.97), which the paper's models all do.
+# - Large σ fails differently. In the paper a σ = 2 model fits its training puzzles perfectly and
+#   fails on the kept-apart ones: it memorizes. Ours, at a 30× larger learning rate, do not train at
+#   all: the loss stays at ln 4 ≈ 1.386, the answer is a constant, in every run with σ ≥ 1.5 and in
+#   one of three with σ = 1. So our sweep shows that a large table is harmful, not *how* it is.
+# - σ = 0.1 and 0.2 are not our best: their runs are still learning when training ends (one σ = 0.2
+#   seed is at 0.68 on its training puzzles), where σ = 0.5 has converged.
+#
+# **How far did the tables move?** Each record keeps the root-mean-square change of its tables
+# (`moved_rms`). Far less than the reach: the gradient's sign changes from step to step, so Adam's
+# steps partly cancel. What matters is the movement against σ:
+
+# %%
+print("  σ    moved (rms, mean of seeds)   moved / σ")
+for enc in summary:
+    if enc != "sincos2d":
+        moved = [r["moved_rms"] for r in runs if r["encoding"] == enc]
+        m = sum(moved) / len(moved)
+        print(f"{enc:>4}   {m:.3f}                        {m / float(enc):.2f}")
+moved_small = [r["moved_rms"] for r in runs if r["encoding"] == "0.1"]
+moved_large = [r["moved_rms"] for r in runs if r["encoding"] == "2.0"]
+assert min(moved_small) > 0.1  # a σ = 0.1 table is rewritten: it moved more than its own size
+assert max(moved_large) < 0.1 * 2.0  # a σ = 2 table keeps more than 90% of its random draw
+
+# %% [markdown]
+# A σ = 0.1 table ends up mostly what training wrote into it; a σ = 2 table is still, to 97%, the
+# random draw it started as: 16 unrelated vectors that say nothing about rows and columns.
 #
 # ## What did the tables learn?
 #
@@ -201,6 +236,11 @@ assert summary["0.1"]["test"] > summary["2.0"]["test"]
 # %% tags=["nbval-ignore-output"]
 widgets.init_scale_explorer(runs)
 
+# %% [markdown]
+# The small-σ tables hold some of the grid, not all of it: their Procrustes score is above a random
+# table's, and nearby cells have more similar vectors (a positive correlation), but the maps are far
+# from the clean rows and columns the paper shows after 200 epochs. The large-σ tables are noise.
+
 # %%
 print("  σ     Procrustes to grid  to sinusoid  similarity-distance corr.")
 for enc in summary:
@@ -208,17 +248,20 @@ for enc in summary:
         s = summary[enc]
         print(f"{enc:>4}   {s['procrustes_grid']:.2f} ± {s['procrustes_grid_std']:.2f}"
               f"        {s['procrustes_sincos']:.2f}         {s['structure']:.2f}")
-random_score = sum(analysis.procrustes(torch.randn(16, 32), grid_coords((4, 4)))[0] for _ in range(20)) / 20
+g = torch.Generator().manual_seed(0)
+random_score = sum(analysis.procrustes(torch.randn(16, 32, generator=g), grid_coords((4, 4)))[0] for _ in range(50)) / 50
 print(f"a random 16 x 32 table: {random_score:.2f}")
-assert summary["0.1"]["procrustes_grid"] > summary["2.0"]["procrustes_grid"] + 0.1
-assert summary["0.1"]["structure"] > summary["2.0"]["structure"]
+assert summary["0.1"]["procrustes_grid"] > summary["2.0"]["procrustes_grid"] + 0.03
+assert abs(summary["2.0"]["procrustes_grid"] - random_score) < 0.03  # σ = 2 tables: no more grid than noise
+assert summary["0.1"]["structure"] > 0.1 > summary["1.5"]["structure"]
 
 # %% [markdown]
 # ## Attention like the sinusoid's goes with generalization
 #
 # The paper compares each model's attention maps with those of the 2-D sinusoid model, on the same
-# puzzles. Here: the attention mass the two put on the same cells (1 = identical maps), for every
-# recorded run, against its accuracy on the kept-apart puzzles.
+# puzzles, and finds a strong correlation with generalization. Here: the attention mass the two put
+# on the same cells (1 = identical maps), averaged over 256 kept-apart puzzles and the four blocks,
+# for every recorded run, against its accuracy on the kept-apart puzzles.
 
 # %%
 sigma_runs = [r for r in runs if r["encoding"] != "sincos2d"]
@@ -232,7 +275,10 @@ viz.agreement_scatter(runs)
 # %% [markdown]
 # ## Adam against SGD at small σ
 #
-# FILL
+# Adam moves every entry by about the learning rate whatever the size of its gradient; SGD moves it
+# by the learning rate *times* the gradient. A position table's gradients are small (each entry
+# only nudges what attention sees), so under SGD a table barely moves, and its initial scale is
+# all it has. One live run: σ = 0.1, seed 0, SGD with momentum 0.9.
 
 # %%
 sgd = replace(setting, optimizer="sgd", lr=0.05)

