@@ -48,7 +48,7 @@ import torch
 import torch.nn.functional as F
 
 # %matplotlib inline
-from minivit import viz
+from minivit import viz, widgets
 from minivit.evaluate import evaluate
 from minivit.experiments import resolution
 from minivit.posenc import resample, sincos_2d
