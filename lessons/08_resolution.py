@@ -82,10 +82,10 @@ viz.show_images(same_scenes[48].tensors[0][:4], same_scenes[48].tensors[1][:4], 
 # position interpolation.
 
 # %% tags=["nbval-ignore-output"]
-records, models = resolution.run_seed(setting, 0, task=task, keep_models=True)
+records, models = resolution.run_seed(setting, 0, task=task, keep_models=True, name="lesson")
 
 # %%
-live = resolution.summarize(records)["odd_one_out"]
+live = resolution.summarize(records)["lesson"]
 print("test size:      " + "  ".join(f"{s:>5}" for s in setting.test_sizes))
 for variant, s in live.items():
     print(f"{variant:>17}: " + "  ".join(f"{m:.3f}" for m in s["mean"]))
@@ -146,6 +146,7 @@ big = task.at_size(48)
 tuned = resolution.finetune(learned, big, steps=60)
 before, after = evaluate(learned, big), evaluate(tuned, big)
 print(f"learned at 48 px: {before:.3f} resampled, {after:.3f} after 60 fine-tuning steps")
+assert after > before
 
 # %% [markdown]
 # ## The recorded sweep, next to the published results
@@ -179,6 +180,49 @@ for name, s in recorded["settings"].items():
     print(f"{s['task']}: best to worst above {s['train_size']} px: {', '.join(orders[name])}")
 
 # %% [markdown]
+# What the recorded runs say, checked here (the order is by mean accuracy over the sizes above the
+# training size):
+
+# %%
+def mean_above(name, variant):
+    s, train_size = recorded["summary"][name][variant], recorded["settings"][name]["train_size"]
+    return sum(m for size, m in zip(s["sizes"], s["mean"]) if size > train_size) / sum(size > train_size for size in s["sizes"])
+
+
+assert orders["relation"][0] == "sincos2d" and orders["relation"][-1] == "alibi2d"
+assert set(orders["mnist"][:2]) == {"learned", "learned-antialias"} and orders["mnist"][-1] == "sincos2d"
+for name in orders:  # position interpolation helps RoPE-mixed on both tasks
+    assert mean_above(name, "rope-mixed-interp") > mean_above(name, "rope-mixed")
+for name, s in recorded["settings"].items():  # every model that learned its task is best at its training size
+    for variant, r in recorded["summary"][name].items():
+        at_train = r["mean"][r["sizes"].index(s["train_size"])]
+        if at_train > 0.6:
+            assert max(m for size, m in zip(r["sizes"], r["mean"]) if size != s["train_size"]) < at_train - 0.3, variant
+
+# %% [markdown]
+# **Where we agree with the published results.** Off its training size every model loses
+# accuracy, and RoPE-mixed keeps more of it with position interpolation than without.
+#
+# **Where we disagree.**
+# - ALiBi-2D wins the ImageNet-100 comparison; here it is last on the relation task and in the
+#   lower half on digits. On the relation task that is by design (lesson 06): a bias that depends
+#   only on distance cannot tell left from right, so ALiBi-2D never learns the task at any size.
+# - In the published runs every encoding is *better* above its training size than at it; ours are
+#   all far worse (a drop of more than 0.3 for every model that learned its task). ImageNet models
+#   are trained with random resized crops, so they have seen objects at many scales, and a larger
+#   test image shows the object larger, closer to how it looked in training. Our models never saw
+#   another scale: a digit resized to 56 px has strokes twice as thick, and a scene rendered at 48 px
+#   puts each object across four patches instead of one.
+# - The ranking above the training size depends on the task: the 2-D sinusoid is first on the
+#   relation task and last on digits; the resampled learned table is first on digits and near the
+#   bottom on relation (where it barely learned the task at 24 px in 1,000 steps).
+# - RoPE-mixed does not beat RoPE-axial here without interpolation, as it does in Heo et al.
+#
+# Our models are tiny (2 blocks, width 64), trained for seconds on 3×3 and 4×4 grids, without
+# augmentation; the published ones are ViT-S/B size, trained for hundreds of epochs at 14×14
+# patches. The protocol transfers; the numbers do not.
+
+# %% [markdown]
 # ## See it: one scene at every size
 #
 # Move the test size and watch each model's answer (✓ or ✗, with its probability) and where its
@@ -200,7 +244,8 @@ widgets.resolution_explorer(shown, task.at_size, setting.test_sizes, train_size=
 # - How well each survives a new size depends on the task and the model as much as on the
 #   encoding: measure it, as the recorded sweep does, before trusting a published ranking.
 #
-# **Exercises**
+# ## Exercises
+#
 # 1. Train `learned` with `position_options={"antialias": True}` and compare at 16 px, where the
 #    two resizes differ most.
 # 2. Fine-tune `learned` at 48 px with `position_lr_scale=1.0` and `0.0`: which recovers more?
