@@ -49,19 +49,17 @@ if "google.colab" in sys.modules:
     )
 
 from dataclasses import replace
-from pathlib import Path
 
 import torch
 
 # %matplotlib inline
 from minivit import ViT, analysis, viz, widgets
 from minivit.data import lst
-from minivit.experiments import init_scale
+from minivit.experiments import init_scale, recorded
 from minivit.posenc.base import grid_coords
 
 torch.manual_seed(0)
 torch.set_num_threads(2)
-ASSETS = Path("../assets") if Path("../assets").exists() else Path("assets")
 
 # %% [markdown]
 # ## The task: Latin square puzzles
@@ -168,7 +166,7 @@ assert all(r["moved_rms"] < setting.reach for _, r in live.values())  # no table
 # GPU, `--setting published` runs the paper's own size.
 
 # %%
-sweep = init_scale.load(ASSETS / "init_scale.json")
+sweep = recorded("init_scale.json")
 print({k: sweep["provenance"][k] for k in ("command", "date", "hardware")}, sweep["setting"], sep="\n")
 summary, runs = sweep["summary"], sweep["runs"]
 viz.init_scale_sweep(summary, init_scale.PUBLISHED, runs)

