@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import platform
 import random
 import statistics
 import time
@@ -22,6 +21,7 @@ import torch
 import torch.nn.functional as F
 
 from minivit import REGISTRY, ViT, preset
+from minivit.experiments import cpu_name
 
 
 def timm_model(cfg):
@@ -40,17 +40,6 @@ def timm_model(cfg):
         class_token=False,
         fc_norm=False,
     )
-
-
-def cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def main() -> None:

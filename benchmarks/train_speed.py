@@ -16,10 +16,10 @@ import datetime
 import time
 
 import torch
-from step_time import cpu_name  # noqa: E402  (same folder)
 
 from minivit import ViT, ViTConfig
 from minivit.data import make_task
+from minivit.experiments import cpu_name
 from minivit.train import fit
 
 

@@ -46,6 +46,17 @@ def provenance(module: str, args: list[str], device: torch.device) -> dict[str, 
     }
 
 
+def write_result(result: dict[str, Any], path: str | Path) -> Path:
+    """Write a result as JSON atomically (a temporary file, then a rename): an interrupted run never
+    leaves half a file where a recorded result was."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(result, indent=1) + "\n")
+    tmp.replace(out)
+    return out
+
+
 REPOSITORY_ASSETS = Path(__file__).resolve().parents[2] / "assets"
 RAW_URL = "https://raw.githubusercontent.com/minivit-course/minivit/main/assets/"
 

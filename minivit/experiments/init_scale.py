@@ -31,7 +31,7 @@ from minivit import analysis
 from minivit.config import ViTConfig, preset
 from minivit.data import lst
 from minivit.evaluate import evaluate
-from minivit.experiments import provenance
+from minivit.experiments import provenance, write_result
 from minivit.model import ViT
 from minivit.posenc.base import grid_coords
 from minivit.posenc.learned import Learned
@@ -288,11 +288,7 @@ def main(argv: list[str] | None = None) -> None:
         "summary": summarize(runs),
         "runs": runs,
     }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result, indent=1) + "\n")
-    tmp.replace(out)
+    out = write_result(result, args.out)
     print(f"wrote {out}")
     for encoding, s in result["summary"].items():
         print(

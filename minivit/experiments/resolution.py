@@ -27,7 +27,7 @@ from torch.utils.data import TensorDataset
 from minivit.config import ViTConfig
 from minivit.data.tasks import TaskData, load_task
 from minivit.evaluate import evaluate_resolutions
-from minivit.experiments import provenance
+from minivit.experiments import provenance, write_result
 from minivit.model import ViT
 from minivit.posenc.learned import Learned, resample
 from minivit.train import fit, pick_device, seed_everything
@@ -312,11 +312,7 @@ def main(argv: list[str] | None = None) -> None:
         "summary": summarize(records),
         "runs": records,
     }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result, indent=1) + "\n")
-    tmp.replace(out)
+    out = write_result(result, args.out)
     print(f"wrote {out}")
     for name, setting in settings.items():
         print(
