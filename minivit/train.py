@@ -66,6 +66,11 @@ class History:
         return self.eval_accuracy[-1] if self.eval_accuracy else None
 
 
+def default_warmup(steps: int) -> int:
+    """Warmup steps when none are given: 5% of the run."""
+    return max(1, steps // 20)
+
+
 def lr_at(step: int, *, steps: int, lr: float, warmup: int) -> float:
     """Learning rate at `step`: linear warmup over `warmup` steps, then cosine decay to 0."""
     if step < warmup:
@@ -198,7 +203,7 @@ def fit(
         batch_size,
         lr,
         weight_decay,
-        max(1, steps // 20) if warmup is None else warmup,
+        default_warmup(steps) if warmup is None else warmup,
         label_smoothing,
         grad_clip,
         seed,

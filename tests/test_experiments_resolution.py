@@ -79,6 +79,8 @@ def test_main_writes_results_with_provenance(tmp_path, monkeypatch):
     )
     assert len(result["runs"]) == 2 * len(TINY.variants)
     assert result["summary"]["tiny"]["rope-mixed"]["seeds"] == 2
-    assert resolution.read(out) == result
+    from minivit.experiments import read_result
+
+    assert read_result(out) == result
     with pytest.raises(SystemExit):
         resolution.main(["--settings", "nope"])

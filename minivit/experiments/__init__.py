@@ -57,6 +57,11 @@ def write_result(result: dict[str, Any], path: str | Path) -> Path:
     return out
 
 
+def read_result(path: str | Path) -> dict[str, Any]:
+    """A result written by `write_result`."""
+    return json.loads(Path(path).read_text())
+
+
 REPOSITORY_ASSETS = Path(__file__).resolve().parents[2] / "assets"
 RAW_URL = "https://raw.githubusercontent.com/minivit-course/minivit/main/assets/"
 
@@ -66,7 +71,7 @@ def recorded(name: str) -> dict[str, Any]:
     was installed from, or (a pip install without the checkout, as on Colab) downloaded from GitHub."""
     path = REPOSITORY_ASSETS / name
     if path.exists():
-        return json.loads(path.read_text())
+        return read_result(path)
     try:
         with urllib.request.urlopen(RAW_URL + name, timeout=30) as response:
             return json.loads(response.read())

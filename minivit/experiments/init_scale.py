@@ -18,10 +18,9 @@ the published one, with a larger learning rate.
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 import time
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 from typing import Any
 
 import torch
@@ -30,12 +29,13 @@ from torch import Tensor
 from minivit import analysis
 from minivit.config import ViTConfig, preset
 from minivit.data import lst
-from minivit.evaluate import evaluate
+from minivit.evaluate import evaluate, predict
 from minivit.experiments import provenance, write_result
 from minivit.model import ViT
 from minivit.posenc.base import grid_coords
 from minivit.posenc.learned import Learned
-from minivit.train import fit, lr_at, pick_device, seed_everything
+from minivit.posenc.sinusoidal import sincos_2d
+from minivit.train import default_warmup, fit, lr_at, pick_device, seed_everything
 
 SIGMAS = (0.1, 0.2, 0.5, 1.0, 1.5, 2.0)
 REFERENCE = "sincos2d"
@@ -71,7 +71,7 @@ class Setting:
     def reach(self) -> float:
         """About how far Adam can move one table entry in the whole run: the sum of the tables'
         learning rate over the steps (warmup and cosine decay included; lr * steps / 2 for a long run)."""
-        warmup = max(1, self.steps // 20)
+        warmup = default_warmup(self.steps)
         total = sum(lr_at(s, steps=self.steps, lr=self.lr, warmup=warmup) for s in range(self.steps))
         return total * self.position_lr_scale
 
@@ -125,18 +125,12 @@ def alignment(table: Tensor) -> dict[str, list[float]]:
     """Per block: Procrustes score against the grid coordinates, against the 2-D sinusoid, and the
     correlation of similarity with grid distance."""
     coords = grid_coords(GRID)
-    sincos = _sincos_table(table.shape[-1])
+    sincos = sincos_2d(GRID, table.shape[-1])
     return {
         "procrustes_grid": [analysis.procrustes(t, coords)[0] for t in table],
         "procrustes_sincos": [analysis.procrustes(t, sincos)[0] for t in table],
         "structure": [analysis.structure_score(t, GRID) for t in table],
     }
-
-
-def _sincos_table(dim: int) -> Tensor:
-    from minivit.posenc.sinusoidal import sincos_2d
-
-    return sincos_2d(GRID, dim)
 
 
 def train_one(
@@ -188,8 +182,6 @@ def train_one(
 
 
 def _by_grade(model: ViT, ds: lst.LSTSet) -> dict[str, float]:
-    from minivit.evaluate import predict
-
     images, labels = ds.tensors[:2]
     right = predict(model, images) == labels
     out = {}
@@ -248,11 +240,6 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     return out
 
 
-def load(path: str | Path) -> dict[str, Any]:
-    """A recorded sweep (as written by `main`)."""
-    return json.loads(Path(path).read_text())
-
-
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(
         prog="python -m minivit.experiments.init_scale",
@@ -269,6 +256,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
     ap.add_argument("--out", default="assets/init_scale.json")
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     setting = SETTINGS[args.setting]
@@ -278,9 +266,7 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.perf_counter()
     runs = sweep(setting, seeds=args.seeds, sigmas=tuple(args.sigmas), device=device, progress=not args.quiet)
     result = {
-        "provenance": provenance(
-            "minivit.experiments.init_scale", list(argv) if argv is not None else _sys_args(), device
-        ),
+        "provenance": provenance("minivit.experiments.init_scale", argv, device),
         "setting_name": args.setting,
         "setting": asdict(setting),
         "seconds": round(time.perf_counter() - t0, 1),
@@ -295,12 +281,6 @@ def main(argv: list[str] | None = None) -> None:
             f"{label(encoding):>14}: train {s['train']:.3f}  test {s['test']:.3f}  "
             f"apart {s['apart']:.3f} ± {s['apart_std']:.3f}  agreement {s['agreement_with_sincos']:.3f}"
         )
-
-
-def _sys_args() -> list[str]:
-    import sys
-
-    return sys.argv[1:]
 
 
 if __name__ == "__main__":

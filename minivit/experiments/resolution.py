@@ -15,10 +15,9 @@ evaluated two ways.
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 import time
-from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import torch
@@ -79,7 +78,7 @@ class Setting:
     batch_size: int = 128
     train_examples: int = 4000
     test_examples: int = 1000
-    variants: tuple[str, ...] = field(default=tuple(VARIANTS))
+    variants: tuple[str, ...] = tuple(VARIANTS)
 
     def config(self, variant: str, num_classes: int, in_channels: int) -> ViTConfig:
         position, options = VARIANTS[variant]
@@ -139,13 +138,12 @@ def evaluated_as(model: ViT, variant: str) -> ViT:
 
 
 def trainings(variants: tuple[str, ...]) -> dict[str, list[str]]:
-    """Which variants each trained model serves: {variant trained: [variants evaluated]}."""
-    out: dict[str, list[str]] = {}
+    """Which variants each trained model serves: {variant trained: [variants evaluated]}; variants
+    of one encoding share the model of the first of them."""
+    by_encoding: dict[str, list[str]] = {}
     for v in variants:
-        position, _ = VARIANTS[v]
-        first = next(t for t in VARIANTS if VARIANTS[t][0] == position and t in variants)
-        out.setdefault(first, []).append(v)
-    return out
+        by_encoding.setdefault(VARIANTS[v][0], []).append(v)
+    return {served[0]: served for served in by_encoding.values()}
 
 
 def run_seed(
@@ -240,7 +238,7 @@ def finetune(
         steps=steps,
         lr=lr,
         weight_decay=0.0,
-        position_lr_scale=position_lr_scale if any(True for _ in tuned.pos.parameters()) else 1.0,
+        position_lr_scale=position_lr_scale if any(p.requires_grad for p in tuned.pos.parameters()) else 1.0,
         seed=seed,
         progress=progress,
         desc=f"fine-tune at {size}px",
@@ -278,8 +276,6 @@ def order_above(summary: dict[str, dict[str, Any]], train_size: int) -> list[str
 
 
 def main(argv: list[str] | None = None) -> None:
-    import sys
-
     ap = argparse.ArgumentParser(
         prog="python -m minivit.experiments.resolution",
         description=__doc__,
@@ -292,6 +288,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
     ap.add_argument("--out", default="assets/resolution.json")
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     device = pick_device(args.device)
@@ -303,9 +300,7 @@ def main(argv: list[str] | None = None) -> None:
         for seed in range(args.seeds):
             records += run_seed(setting, seed, device=device, progress=not args.quiet, name=name)[0]
     result = {
-        "provenance": provenance(
-            "minivit.experiments.resolution", list(sys.argv[1:] if argv is None else argv), device
-        ),
+        "provenance": provenance("minivit.experiments.resolution", argv, device),
         "settings": settings,
         "seconds": round(time.perf_counter() - t0, 1),
         "published": PUBLISHED,
@@ -323,11 +318,6 @@ def main(argv: list[str] | None = None) -> None:
             print(f"  {variant:>18}: " + " ".join(f"{m:.3f}" for m in s["mean"]))
         order = order_above(result["summary"][name], setting["train_size"])
         print("  best to worst above the training size:", ", ".join(order))
-
-
-def read(path: str | Path) -> dict[str, Any]:
-    """A recorded sweep (as written by `main`)."""
-    return json.loads(Path(path).read_text())
 
 
 if __name__ == "__main__":
