@@ -38,6 +38,7 @@
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
+import math
 import sys
 
 if "google.colab" in sys.modules:
@@ -188,6 +189,17 @@ assert all(summary[e]["apart"] > summary["2.0"]["apart"] + 0.15 for e in small_s
 assert summary["sincos2d"]["apart"] >= best_small_apart - 0.05  # the sinusoid is near the best
 assert summary["0.1"]["test"] > summary["2.0"]["test"]
 
+# the differences stated below
+small_runs = [r for r in runs if r["encoding"] in small_sigmas]
+assert all(summary[e]["test"] < 0.95 for e in small_sigmas)  # short of the paper's 0.97-0.99
+assert all(r["accuracy"]["train"] < 1.0 for r in runs)  # no run fits every training puzzle
+dead = [r for r in runs if r["encoding"] != "sincos2d" and abs(r["final_loss"] - math.log(4)) < 0.01]
+assert all(r in dead for r in runs if r["encoding"] in ("1.5", "2.0"))  # σ ≥ 1.5: the loss stays at ln 4
+assert sum(r in dead for r in runs if r["encoding"] == "1.0") == 1  # and one σ = 1 seed of three
+assert not any(r in dead for r in small_runs)
+assert min(r["accuracy"]["train"] for r in runs if r["encoding"] == "0.2") < 0.7  # one σ = 0.2 seed still learning
+assert summary["0.5"]["apart"] > max(summary["0.1"]["apart"], summary["0.2"]["apart"])
+
 # %% [markdown]
 # **Where we agree with the paper.** The shape: every σ ≤ 0.5 generalizes to the kept-apart
 # puzzles (0.73–0.88) and σ = 2 does not (chance), with the fixed 2-D sinusoid the best of all.
@@ -217,11 +229,11 @@ for enc in summary:
 moved_small = [r["moved_rms"] for r in runs if r["encoding"] == "0.1"]
 moved_large = [r["moved_rms"] for r in runs if r["encoding"] == "2.0"]
 assert min(moved_small) > 0.1  # a σ = 0.1 table is rewritten: it moved more than its own size
-assert max(moved_large) < 0.1 * 2.0  # a σ = 2 table keeps more than 90% of its random draw
+assert max(moved_large) < 0.05 * 2.0  # a σ = 2 table keeps more than 95% of its random draw
 
 # %% [markdown]
 # A σ = 0.1 table ends up mostly what training wrote into it; a σ = 2 table is still, to 97%, the
-# random draw it started as: 16 unrelated vectors that say nothing about rows and columns.
+# random draw it started as (moved/σ ≈ 0.03): 16 unrelated vectors that say nothing about rows and columns.
 #
 # ## What did the tables learn?
 #
@@ -287,11 +299,12 @@ for name, r in (("Adam", adam_record), ("SGD", sgd_record)):
           f"aligned to the grid {sum(r['alignment']['procrustes_grid']) / 4:.2f}")
 assert sgd_record["moved_rms"] < adam_record["moved_rms"] / 5
 assert sgd_record["accuracy"]["apart"] < adam_record["accuracy"]["apart"]
+assert sgd_record["moved_rms"] < 0.2 * 0.1
 
 # %% [markdown]
-# What we find: under SGD the σ = 0.1 table moved more than ten times less than under Adam, about
-# 0.01 against a σ of 0.1, so it stayed the small random draw it started as, aligned to the grid no
-# better than noise, and the model generalized worse. A small initial scale helps only when the
+# What we find: under SGD the σ = 0.1 table moved more than five times less than under Adam (the
+# numbers above), a small fraction of its σ of 0.1, so it stayed close to the random draw it started
+# as, and the model generalized worse. A small initial scale helps only when the
 # optimizer can then write into the table; Adam's per-entry normalisation is what lets the tiny
 # gradients of a position table count. (One run each, at this lesson's budget: a tuned SGD learning
 # rate may move the table further.)
