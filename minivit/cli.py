@@ -2,6 +2,7 @@
 
 minivit train --task odd_one_out --position sincos2d --patch-size 8 --steps 800 --out runs/sincos
 minivit train ... --out runs/sincos --resume      # continue an interrupted run
+torchrun --nproc_per_node 4 -m minivit.cli train --task cifar10 --augment deit ...   # 4 GPUs (DDP)
 minivit eval runs/sincos --resolutions 24 48 72   # accuracy at other image sizes
 minivit encodings                                 # every positional encoding and its options
 """
@@ -12,18 +13,21 @@ import argparse
 import ast
 import json
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 import torch
 
 from minivit import posenc
+from minivit.augment import RECIPES, Augment
 from minivit.config import POOLS, PRESETS, ViTConfig
 from minivit.data import DatasetUnavailable, load_task
 from minivit.data.tasks import NAMES as TASK_NAMES
 from minivit.evaluate import evaluate, evaluate_resolutions
-from minivit.train import CHECKPOINT, TrainingDiverged, fit, load_model
+from minivit.train import CHECKPOINT, PRECISIONS, TrainingDiverged, fit, init_distributed, load_model
 
 RUN = "run.json"
+HISTORY = "history.json"
 
 
 def _option(text: str) -> tuple[str, object]:
@@ -78,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--heads", type=int, help="attention heads (default: the preset's)")
     t.add_argument("--pool", choices=POOLS, help="how tokens become one vector (default: the preset's)")
     t.add_argument("--steps", type=int, default=800, help="training steps")
-    t.add_argument("--batch-size", type=int, default=128, help="images per step")
+    t.add_argument("--batch-size", type=int, default=128, help="images per step (over all processes)")
     t.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (AdamW, warmup + cosine)")
     t.add_argument(
         "--weight-decay",
@@ -88,6 +92,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     t.add_argument("--warmup", type=int, help="warmup steps (default: 5%% of --steps)")
     t.add_argument("--label-smoothing", type=float, default=0.0, help="label smoothing of the loss")
+    t.add_argument(
+        "--augment",
+        default="none",
+        choices=list(RECIPES),
+        help="augmentation on the batch's device: light = crop + flip; deit = crop, flip, RandAugment, "
+        "mixup/CutMix, random erasing",
+    )
+    t.add_argument(
+        "--precision",
+        default="auto",
+        choices=PRECISIONS,
+        help="auto: bf16 on a GPU that has it, fp16 on one that does not, fp32 on a CPU",
+    )
+    t.add_argument("--compile", action="store_true", help="torch.compile the model (long GPU runs)")
     t.add_argument("--grad-clip", type=float, default=1.0, help="gradient norm clip (0: none)")
     t.add_argument("--train-size", type=int, default=4096, help="training examples (generated tasks)")
     t.add_argument("--test-size", type=int, default=1000, help="test examples (generated tasks)")
@@ -119,6 +137,16 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_train(args: argparse.Namespace) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
+    rank, world, device = init_distributed()  # (0, 1, None) outside torchrun
+    try:
+        return _train(args, rank, world, args.device or device)
+    finally:
+        if world > 1:
+            torch.distributed.destroy_process_group()
+
+
+def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.device | None) -> int:
+    say = print if rank == 0 else (lambda *a, **k: None)
     data = load_task(
         args.task,
         image_size=args.image_size,
@@ -164,12 +192,16 @@ def cmd_train(args: argparse.Namespace) -> int:
         diff = [k for k in run if k != "config" and before.get(k) != run[k]]
         if diff:
             raise ValueError(f"cannot resume {args.out}: {', '.join(diff)} differ from the saved run")
+    if world > 1:  # every process has checked the folder before the first one writes to it
+        torch.distributed.barrier()
     from minivit.model import ViT
 
     torch.manual_seed(args.seed)
     model = ViT(config)
-    print(f"{data}\n{args.position}: {sum(p.numel() for p in model.parameters()):,} parameters")
-    run_file.write_text(json.dumps(run, indent=2))
+    processes = f", {world} processes" if world > 1 else ""
+    say(f"{data}\n{args.position}: {sum(p.numel() for p in model.parameters()):,} parameters{processes}")
+    if rank == 0:
+        run_file.write_text(json.dumps(run, indent=2))
     history = fit(
         model,
         data.train,
@@ -180,8 +212,11 @@ def cmd_train(args: argparse.Namespace) -> int:
         warmup=args.warmup,
         label_smoothing=args.label_smoothing,
         grad_clip=args.grad_clip or None,
+        augment=Augment.recipe(args.augment),
+        precision=args.precision,
+        compile=args.compile,
         seed=args.seed,
-        device=args.device,
+        device=device,
         progress=not args.quiet,
         desc=args.position,
         out=args.out,
@@ -194,8 +229,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         "final_loss": history.loss[-1] if history.loss else None,
     }
     run["metrics"] = metrics
-    run_file.write_text(json.dumps(run, indent=2))
-    print(
+    if rank == 0:
+        run_file.write_text(json.dumps(run, indent=2))
+        (args.out / HISTORY).write_text(json.dumps(asdict(history)))
+    say(
         f"train accuracy {metrics['train_accuracy']:.3f}  test accuracy {metrics['test_accuracy']:.3f}"
         f"  -> {args.out / CHECKPOINT}"
     )

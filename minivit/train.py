@@ -1,7 +1,13 @@
-"""fit: one training loop for a laptop CPU, a GPU or Colab.
+"""fit: one training loop for a laptop CPU, a GPU or Colab, or several GPUs under torchrun.
 
-AdamW with linear warmup and cosine decay, label smoothing, gradient clipping, bf16 autocast on a
-GPU, a progress bar that shows loss and accuracy, and a history for the lessons to plot.
+AdamW with linear warmup and cosine decay, label smoothing, gradient clipping, mixed precision on a
+GPU (bf16, or fp16 with loss scaling where bf16 is missing, as on Colab's T4), augmentation of each
+batch on its device (`minivit.augment`), `torch.compile` on request, a progress bar that shows loss
+and accuracy, and a history for the lessons to plot.
+
+Under `torchrun --nproc_per_node N` (after `init_distributed()`), `fit` trains with
+DistributedDataParallel: every process holds the data, draws the same global batch and trains on its
+1/N share of it, so N processes follow the loss curve of one process with the same batch size.
 
 With `out=`, a run keeps a checkpoint (config, model, optimizer, step, batch order and every RNG
 state) written atomically every `checkpoint_every` steps and at the end; `resume=True` continues
@@ -26,11 +32,13 @@ from torch import nn
 from torch.utils.data import TensorDataset
 from tqdm.auto import tqdm
 
+from minivit.augment import Augment
 from minivit.config import ViTConfig
 from minivit.evaluate import evaluate
 
 CHECKPOINT = "checkpoint.pt"
 OPTIMIZERS = ("adamw", "sgd")
+PRECISIONS = ("auto", "bf16", "fp16", "fp32")
 
 
 def pick_device(device: str | torch.device | None = None) -> torch.device:
@@ -42,6 +50,50 @@ def pick_device(device: str | torch.device | None = None) -> torch.device:
     if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
         return torch.device("mps")
     return torch.device("cpu")
+
+
+def autocast_dtype(device: torch.device, precision: str = "auto") -> torch.dtype | None:
+    """The autocast dtype for `precision` on `device` (None: full fp32).
+
+    "auto" is bf16 on a GPU that has it, fp16 (with loss scaling in `fit`) on one that does not
+    (Colab's T4), and fp32 on a CPU or mps.
+    """
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; known: {', '.join(PRECISIONS)}")
+    if precision == "auto":
+        if device.type != "cuda":
+            return None
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": None}[precision]
+
+
+def init_distributed() -> tuple[int, int, torch.device | None]:
+    """Join the process group that `torchrun` describes in the environment (WORLD_SIZE, RANK,
+    LOCAL_RANK, MASTER_ADDR, MASTER_PORT): nccl with one GPU per process where there are GPUs, else
+    gloo on the CPU. Returns (rank, world size, this process's device); outside torchrun, (0, 1, None).
+    """
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world == 1:
+        return 0, 1, None
+    dist = torch.distributed
+    rank, local = int(os.environ["RANK"]), int(os.environ.get("LOCAL_RANK", "0"))
+    if torch.cuda.is_available():
+        device = torch.device("cuda", local)
+        torch.cuda.set_device(device)
+        backend = "nccl"
+    else:
+        device, backend = torch.device("cpu"), "gloo"
+    if not dist.is_initialized():
+        dist.init_process_group(backend)
+    return rank, world, device
+
+
+def _world() -> tuple[int, int]:
+    """(rank, world size) of this process: (0, 1) unless a process group is running."""
+    dist = torch.distributed
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    return 0, 1
 
 
 def seed_everything(seed: int) -> None:
@@ -150,6 +202,7 @@ class _Settings:
     seed: int
     optimizer: str = "adamw"
     position_lr_scale: float = 1.0
+    augment: str = ""
 
 
 def fit(
@@ -165,6 +218,9 @@ def fit(
     grad_clip: float | None = 1.0,
     optimizer: str = "adamw",
     position_lr_scale: float = 1.0,
+    augment: Augment | None = None,
+    precision: str = "auto",
+    compile: bool = False,
     eval_data: TensorDataset | None = None,
     eval_every: int | None = None,
     seed: int = 0,
@@ -183,9 +239,15 @@ def fit(
         optimizer: "adamw", or "sgd" (momentum 0.9, weight decay as an L2 term; same lr schedule).
         position_lr_scale: the position encoding's parameters (`model.pos`) train at this multiple
             of the learning rate.
+        augment: what to do to each batch on its device (crop, flip, RandAugment, mixup/CutMix,
+            erasing); the loss then uses the mixed targets.
+        precision: "auto" (bf16 on a GPU that has it, fp16 with loss scaling on one that does not,
+            fp32 on a CPU), or "bf16", "fp16", "fp32" anywhere.
+        compile: run the model through `torch.compile` (worth it on a GPU for long runs; the first
+            steps then take a while to compile).
         eval_data: evaluated every `eval_every` steps (default: 10 times per run) and at the end.
         seed: seeds the batch order and every random choice in training.
-        device: default cuda, then mps, then cpu; bf16 autocast on cuda.
+        device: default cuda, then mps, then cpu (under torchrun: the process's own GPU).
         out: a folder for the checkpoint (`out/checkpoint.pt`), written every `checkpoint_every`
             steps (default: 10 times per run) and at the end.
         resume: continue from the checkpoint in `out` if there is one.
@@ -196,8 +258,16 @@ def fit(
         TrainingDiverged: the loss became NaN or inf (the last good checkpoint is kept).
     """
     device = pick_device(device)
+    rank, world = _world()
+    if batch_size % world:
+        raise ValueError(
+            f"batch size {batch_size} does not split over {world} processes; "
+            f"use a multiple of {world} (e.g. {batch_size - batch_size % world or world})"
+        )
     model.to(device).train()
     images, labels = (t.to(device) for t in train.tensors[:2])
+    num_classes = int(getattr(getattr(model, "config", None), "num_classes", 0)) or int(labels.max()) + 1
+    dtype = autocast_dtype(device, precision)
     settings = _Settings(
         steps,
         batch_size,
@@ -209,6 +279,7 @@ def fit(
         seed,
         optimizer,
         position_lr_scale,
+        repr(augment) if augment else "",
     )
     eval_every = eval_every or max(1, steps // 10)
     checkpoint_every = checkpoint_every or max(1, steps // 10)
@@ -226,7 +297,21 @@ def fit(
         if optimizer == "adamw"
         else torch.optim.SGD(groups, lr=lr, momentum=0.9, weight_decay=weight_decay)
     )
-    autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=device.type == "cuda")
+    autocast = torch.autocast(device.type, dtype=dtype or torch.float32, enabled=dtype is not None)
+    scaler = torch.amp.GradScaler(device.type, enabled=dtype == torch.float16)
+    net = model
+    if world > 1:
+        from torch.nn.parallel import DistributedDataParallel
+
+        ids = (
+            [device.index if device.index is not None else torch.cuda.current_device()]
+            if device.type == "cuda"
+            else None
+        )
+        net = DistributedDataParallel(model, device_ids=ids)
+    if compile:
+        net = torch.compile(net)
+    augment_rng = torch.Generator(device=device)
     torch.manual_seed(seed)
     g = torch.Generator().manual_seed(seed)
     history, start = History(), 0
@@ -246,6 +331,8 @@ def fit(
                 "pass the same settings, or a new --out folder"
             )
         opt.load_state_dict(state["optimizer"])
+        if state.get("scaler"):
+            scaler.load_state_dict(state["scaler"])
         start, cursor, order = state["step"], state["cursor"], state["order"]
         g.set_state(state["rng"]["batches"])
         torch.set_rng_state(state["rng"]["torch"])
@@ -259,11 +346,14 @@ def fit(
                 f"weights became NaN or inf at step {step}; "
                 f"{_kept(path)}lower the learning rate (lr={lr}) or clip gradients"
             )
+        if rank != 0:  # one writer; every process resumes from the same file
+            return
         save_checkpoint(
             {
                 "config": model.config.to_dict() if hasattr(model, "config") else None,
                 "model": model.state_dict(),
                 "optimizer": opt.state_dict(),
+                "scaler": scaler.state_dict() if scaler.is_enabled() else None,
                 "settings": asdict(settings),
                 "step": step,
                 "cursor": cursor,
@@ -283,7 +373,7 @@ def fit(
     bar = tqdm(
         range(start, steps),
         desc=desc or "training",
-        disable=not progress,
+        disable=not progress or rank != 0,
         leave=True,
         initial=start,
         total=steps,
@@ -293,15 +383,27 @@ def fit(
     for step in bar:
         if cursor + batch_size > len(order):  # a new epoch
             order, cursor = torch.randperm(len(images), generator=g), 0
-        idx = order[cursor : cursor + batch_size].to(device)
+        idx = order[cursor : cursor + batch_size][rank::world].to(device)  # this process's share
         cursor += batch_size
         for group in opt.param_groups:
             group["lr"] = lr_at(step, steps=steps, lr=lr, warmup=settings.warmup) * group.get("lr_scale", 1.0)
         x, y = images[idx], labels[idx]
+        target = y
+        if augment:
+            # reseeded every step, so a resumed run (and each process) draws what it would have
+            augment_rng.manual_seed(((seed * 1_000_003 + rank) * 1_000_003 + step) % 2**63)
+            x, target = augment(x, y, num_classes, augment_rng)
+            y = target.argmax(-1)
         with autocast:
-            logits = model(x)
-            loss = F.cross_entropy(logits.float(), y, label_smoothing=label_smoothing)
-        loss_value = loss.item()
+            logits = net(x)
+            loss = F.cross_entropy(logits.float(), target, label_smoothing=label_smoothing)
+        correct = (logits.argmax(-1) == y).float().mean()
+        if world > 1:  # the global batch's loss and accuracy, as one process would see them
+            both = torch.stack([loss.detach(), correct])
+            torch.distributed.all_reduce(both)
+            loss_value, batch_accuracy = (both / world).tolist()
+        else:
+            loss_value, batch_accuracy = loss.item(), correct.item()
         if not math.isfinite(loss_value):
             bar.close()
             raise TrainingDiverged(
@@ -309,13 +411,15 @@ def fit(
                 f"lower the learning rate (lr={lr}) or clip gradients (grad_clip={grad_clip})"
             )
         opt.zero_grad(set_to_none=True)
-        loss.backward()
+        scaler.scale(loss).backward()
         if grad_clip:
+            scaler.unscale_(opt)
             nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
-        opt.step()
+        scaler.step(opt)
+        scaler.update()
         history.step.append(step)
         history.loss.append(loss_value)
-        history.accuracy.append((logits.argmax(-1) == y).float().mean().item())
+        history.accuracy.append(batch_accuracy)
         done = step + 1
         if eval_data is not None and (done % eval_every == 0 or done == steps):
             history.eval_step.append(done)

@@ -7,6 +7,7 @@ import torch
 from torch.utils.data import TensorDataset
 
 from minivit import ViT, ViTConfig
+from minivit.augment import Augment
 from minivit.train import CHECKPOINT, TrainingDiverged, fit, load_checkpoint, load_model, save_checkpoint
 
 
@@ -29,8 +30,9 @@ class Interrupt(Exception):
     pass
 
 
-def test_an_interrupted_run_resumed_ends_with_the_same_weights_bitwise(tmp_path):
-    kw = dict(steps=13, batch_size=32, checkpoint_every=4, progress=False, seed=3)
+@pytest.mark.parametrize("augment", [None, Augment.recipe("deit")], ids=["plain", "augmented"])
+def test_an_interrupted_run_resumed_ends_with_the_same_weights_bitwise(tmp_path, augment):
+    kw = dict(steps=13, batch_size=32, checkpoint_every=4, progress=False, seed=3, augment=augment)
     straight = tiny()
     h_straight = fit(straight, data(), out=tmp_path / "a", **kw)
 

@@ -2,9 +2,10 @@ import pytest
 import torch
 from torch.utils.data import TensorDataset
 
-from minivit import ViT, ViTConfig
+from minivit import REGISTRY, ViT, ViTConfig
+from minivit.augment import Augment
 from minivit.evaluate import evaluate, predict
-from minivit.train import fit, lr_at, pick_device
+from minivit.train import autocast_dtype, fit, lr_at, pick_device
 
 
 def brightest_channel(n, seed=0):
@@ -80,3 +81,53 @@ def test_position_lr_scale_slows_only_the_encoding():
     assert moved[0.01][1] > moved[1.0][1] / 3  # the rest trains as before
     with pytest.raises(ValueError, match="encoding has parameters"):
         fit(tiny(position="sincos2d"), brightest_channel(16), steps=1, position_lr_scale=0.1, progress=False)
+
+
+def test_fit_learns_through_the_whole_augmentation_recipe():
+    train, test = brightest_channel(512), brightest_channel(256, seed=1)
+    model = tiny(position="learned")
+    h = fit(model, train, steps=150, lr=3e-3, augment=Augment.recipe("deit"), eval_data=test, progress=False)
+    assert h.final_eval > 0.9  # which channel is brightest survives crops, flips, mixing and erasing
+    assert min(h.accuracy) < 1  # the batches really were changed (mixed targets are hard to fit)
+
+
+@pytest.mark.parametrize("precision", ["bf16", "fp16"])
+@pytest.mark.parametrize("position", list(REGISTRY))
+def test_every_encoding_trains_in_mixed_precision(position, precision):
+    """The GPU's mixed precision path, run on the CPU: autocast to bf16 (or fp16 with loss scaling)."""
+    torch.manual_seed(0)
+    model = ViT(
+        ViTConfig(image_size=8, patch_size=2, dim=16, heads=2, depth=2, num_classes=3, position=position)
+    )
+    h = fit(
+        model, brightest_channel(128), steps=20, batch_size=32, lr=3e-3, precision=precision, progress=False
+    )
+    assert all(torch.isfinite(torch.tensor(h.loss)))
+    assert sum(h.loss[-5:]) < sum(h.loss[:5])
+    assert all(p.dtype == torch.float32 for p in model.parameters())  # weights stay fp32
+
+
+def test_precision_choices():
+    assert autocast_dtype(torch.device("cpu")) is None  # auto: fp32 on a CPU
+    assert autocast_dtype(torch.device("cpu"), "bf16") == torch.bfloat16
+    with pytest.raises(ValueError, match="known: auto, bf16, fp16, fp32"):
+        autocast_dtype(torch.device("cpu"), "fp8")
+
+
+def test_batch_must_split_over_processes(monkeypatch):
+    monkeypatch.setattr("minivit.train._world", lambda: (0, 3))
+    with pytest.raises(
+        ValueError, match="batch size 32 does not split over 3 processes; use a multiple of 3"
+    ):
+        fit(tiny(), brightest_channel(64), steps=1, batch_size=32, progress=False)
+
+
+@pytest.mark.slow
+def test_compiled_model_trains_like_the_eager_one():
+    states = []
+    for compile in (False, True):
+        torch.manual_seed(1)
+        model = tiny(position="rope-axial")
+        h = fit(model, brightest_channel(256), steps=10, batch_size=32, compile=compile, progress=False)
+        states.append((h.loss, model.state_dict()))
+    assert torch.allclose(torch.tensor(states[0][0]), torch.tensor(states[1][0]), atol=1e-4)
