@@ -137,9 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_train(args: argparse.Namespace) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
-    rank, world, device = init_distributed()  # (0, 1, None) outside torchrun
+    rank, world, device = init_distributed(args.device)  # (0, 1, None) outside torchrun
     try:
-        return _train(args, rank, world, args.device or device)
+        return _train(args, rank, world, device or args.device)
     finally:
         if world > 1:
             torch.distributed.destroy_process_group()

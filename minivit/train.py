@@ -67,17 +67,18 @@ def autocast_dtype(device: torch.device, precision: str = "auto") -> torch.dtype
     return {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": None}[precision]
 
 
-def init_distributed() -> tuple[int, int, torch.device | None]:
+def init_distributed(device: str | None = None) -> tuple[int, int, torch.device | None]:
     """Join the process group that `torchrun` describes in the environment (WORLD_SIZE, RANK,
-    LOCAL_RANK, MASTER_ADDR, MASTER_PORT): nccl with one GPU per process where there are GPUs, else
-    gloo on the CPU. Returns (rank, world size, this process's device); outside torchrun, (0, 1, None).
+    LOCAL_RANK, MASTER_ADDR, MASTER_PORT): nccl with one GPU per process where there are GPUs (and
+    `device` is not "cpu"), else gloo on the CPU. Returns (rank, world size, this process's device);
+    outside torchrun, (0, 1, None).
     """
     world = int(os.environ.get("WORLD_SIZE", "1"))
     if world == 1:
         return 0, 1, None
     dist = torch.distributed
     rank, local = int(os.environ["RANK"]), int(os.environ.get("LOCAL_RANK", "0"))
-    if torch.cuda.is_available():
+    if torch.cuda.is_available() and (device is None or torch.device(device).type == "cuda"):
         device = torch.device("cuda", local)
         torch.cuda.set_device(device)
         backend = "nccl"

@@ -505,3 +505,65 @@ def resolution_sweep(
                 labels.append(lab)
     fig.legend(handles, labels, loc="outside right center", fontsize=8)
     return fig
+
+
+def _mixed_title(target: Tensor, classes: Sequence[str] | None) -> str:
+    """A target's classes with their weights, largest first: "3 .62 + 7 .38"."""
+    weights, labels = target.sort(descending=True)
+    parts = []
+    for w, c in zip(weights.tolist(), labels.tolist(), strict=True):
+        if w < 0.005 or len(parts) == 2:
+            break
+        name = classes[c] if classes else str(c)
+        parts.append(name if w > 0.995 else f"{name} {w:.2f}")
+    return " + ".join(parts)
+
+
+def augmentations(
+    images: Tensor, augmented: Tensor, targets: Tensor, classes: Sequence[str] | None = None
+) -> Figure:
+    """Originals [n, C, H, W] above their augmented versions, each titled with its target's classes
+    and weights (mixup and CutMix give two)."""
+    n = len(images)
+    fig = Figure(figsize=(1.5 * n, 3.4), layout="constrained")
+    axes = fig.subplots(2, n, squeeze=False)
+    for i in range(n):
+        for row, (batch, title) in enumerate(
+            ((images, None), (augmented, _mixed_title(targets[i], classes)))
+        ):
+            ax = axes[row, i]
+            ax.imshow(_hwc(batch[i]), cmap="gray" if batch.shape[1] == 1 else None, vmin=0, vmax=1)
+            ax.set_xticks([])
+            ax.set_yticks([])
+            if title:
+                ax.set_title(title, fontsize=8)
+    axes[0, 0].set_ylabel("original", fontsize=9)
+    axes[1, 0].set_ylabel("augmented", fontsize=9)
+    return fig
+
+
+def capstone(result: Mapping) -> Figure:
+    """Every encoding of a capstone run: training loss against step, and test accuracy against
+    training speed (images/s)."""
+    fig = Figure(figsize=(11, 3.8), layout="constrained")
+    ax_loss, ax_speed = fig.subplots(1, 2)
+    colors = {r["encoding"]: _cmap("tab10")(i % 10) for i, r in enumerate(result["rows"])}
+    for r in result["rows"]:
+        loss = np.asarray(r["loss"])
+        k = max(1, len(loss) // 20)
+        smooth = np.convolve(loss, np.ones(k) / k, mode="valid")
+        ax_loss.plot(r["loss_step"][k - 1 :], smooth, color=colors[r["encoding"]], label=r["encoding"])
+        ax_speed.scatter(r["images_per_second"], r["test_accuracy"], color=colors[r["encoding"]], s=40)
+        ax_speed.annotate(
+            r["encoding"],
+            (r["images_per_second"], r["test_accuracy"]),
+            xytext=(5, 3),
+            textcoords="offset points",
+            fontsize=8,
+        )
+    ax_loss.set(xlabel="step", ylabel="training loss (smoothed)", title="training")
+    ax_loss.legend(fontsize=8)
+    ax_speed.set(xlabel="training images / s", ylabel="test accuracy", title="accuracy and speed")
+    ax_speed.grid(alpha=0.3)
+    fig.suptitle(f"{result['description']} · {result['device']} ({result['precision']})", fontsize=10)
+    return fig

@@ -15,6 +15,7 @@ from torch import Tensor, nn
 from torch.utils.data import TensorDataset
 
 from minivit import analysis, viz
+from minivit.augment import Augment
 from minivit.data import shuffle_patches
 from minivit.posenc import alibi_slopes, relative_offsets, sincos_2d
 from minivit.posenc.base import grid_coords
@@ -375,5 +376,48 @@ def resolution_explorer(
                 style={"description_width": "initial"},
             ),
             "index": _slider(0, 0, count - 1, "image"),
+        },
+    )
+
+
+def augment_view(
+    images: Tensor,
+    labels: Tensor,
+    num_classes: int,
+    *,
+    magnitude: float,
+    mixup: float,
+    cutmix: float,
+    erasing: float,
+    seed: int,
+    classes: Sequence[str] | None = None,
+) -> Figure:
+    """`images` [n, C, H, W] through crop, flip and 2 RandAugment operations at `magnitude`, then
+    mixup / CutMix with these alphas (0: off) and random erasing with probability `erasing`."""
+    augment = Augment(
+        crop=images.shape[-1] // 8,
+        flip=True,
+        randaugment=2,
+        magnitude=magnitude,
+        mixup=mixup,
+        cutmix=cutmix,
+        erasing=erasing,
+    )
+    out, targets = augment(images, labels, num_classes, torch.Generator().manual_seed(seed))
+    return viz.augmentations(images, out, targets, classes)
+
+
+def augment_explorer(
+    images: Tensor, labels: Tensor, num_classes: int, classes: Sequence[str] | None = None
+) -> W.VBox:
+    """Sliders: RandAugment's magnitude, mixup's and CutMix's alpha, erasing probability, the draw."""
+    return explorer(
+        lambda **kw: augment_view(images, labels, num_classes, classes=classes, **kw),
+        {
+            "magnitude": _slider(9.0, 0.0, 10.0, "magnitude", step=1.0),
+            "mixup": _slider(0.0, 0.0, 2.0, "mixup α", step=0.2),
+            "cutmix": _slider(0.0, 0.0, 2.0, "CutMix α", step=0.2),
+            "erasing": _slider(0.25, 0.0, 1.0, "erasing p", step=0.05),
+            "seed": _slider(0, 0, 20, "draw"),
         },
     )

@@ -11,7 +11,7 @@ from minivit.train import load_checkpoint
 
 TRAIN = (
     "train --task relation --position sincos2d --patch-size 8 --dim 32 --train-size 512 --test-size 64 "
-    "--steps 40 --batch-size 64 --threads 1 --quiet"
+    "--steps 40 --batch-size 64 --threads 1 --device cpu --quiet"
 ).split()
 
 

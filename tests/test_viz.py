@@ -259,3 +259,35 @@ def test_resolution_explorer_redraws_for_size_and_image():
     assert len(set(_states(box, [(0, 48), (1, 2)]))) == 3
     fig = widgets.resolution_view(models, lambda s: make_task("relation", 4, image_size=s), size=16, index=0)
     assert "16x16 px" in fig._suptitle.get_text() and len(fig.axes) == 2
+
+
+def test_augmentations_figure_titles_mixed_targets():
+    images = torch.rand(3, 1, 8, 8)
+    targets = torch.tensor([[1.0, 0, 0], [0, 0.7, 0.3], [0.4, 0, 0.6]])
+    fig = viz.augmentations(images, images.flip(-1), targets, classes=["a", "b", "c"])
+    titles = [ax.get_title() for ax in fig.axes[3:]]
+    assert titles == ["a", "b 0.70 + c 0.30", "c 0.60 + a 0.40"]
+
+
+def test_capstone_figure_has_a_curve_and_a_point_per_encoding():
+    rows = [
+        {
+            "encoding": e,
+            "loss": [2.0, 1.5, 1.0],
+            "loss_step": [0, 1, 2],
+            "images_per_second": s,
+            "test_accuracy": a,
+        }
+        for e, s, a in (("none", 100, 0.6), ("rope-axial", 90, 0.8))
+    ]
+    fig = viz.capstone({"rows": rows, "description": "stand-in", "device": "cpu", "precision": "float32"})
+    loss, speed = fig.axes
+    assert [line.get_label() for line in loss.lines] == ["none", "rope-axial"]
+    assert len(speed.collections) == 2 and "stand-in · cpu" in fig._suptitle.get_text()
+
+
+def test_augment_explorer_redraws_for_every_slider():
+    images, labels = torch.rand(4, 3, 16, 16), torch.tensor([0, 1, 2, 3])
+    box = widgets.augment_explorer(images, labels, 4)
+    states = _states(box, [(0, 3.0), (1, 1.0), (2, 1.0), (3, 0.8), (4, 5)])
+    assert len(set(states)) == 6
