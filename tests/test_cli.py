@@ -117,3 +117,15 @@ def test_the_installed_command_runs():
     command = Path(sys.executable).parent / "minivit"  # the console script pip installed
     result = subprocess.run([str(command), "train", "--help"], capture_output=True, text=True)
     assert result.returncode == 0 and "--position" in result.stdout and "--resume" in result.stdout
+
+
+def test_train_with_augmentation_and_mixed_precision_writes_the_history(tmp_path):
+    out = tmp_path / "run"
+    args = ["train", *SMALL, "--augment", "deit", "--precision", "bf16", "--label-smoothing", "0.1"]
+    assert main([*args, "--out", str(out)]) == 0
+    history = json.loads((out / "history.json").read_text())
+    assert len(history["loss"]) == 30 and len(history["accuracy"]) == 30
+    from minivit.train import load_checkpoint
+
+    assert "crop=4" in load_checkpoint(out)["settings"]["augment"]  # a resume must use the same recipe
+    assert main([*args, "--augment", "light", "--out", str(out), "--resume"]) == 2  # last one wins
