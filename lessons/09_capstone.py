@@ -242,8 +242,9 @@ assert gap < 1e-4  # the same run, split over two processes
 #
 # ## Sliders: the augmentation recipe
 #
-# Move RandAugment's magnitude, mixup's and CutMix's α (0 turns each off; with both on, each batch
-# uses one of the two), the erasing probability, and the random draw. Watch the targets above each
+# Move RandAugment's magnitude, the mixing α (small α: most images stay close to themselves; α = 1:
+# any mixture is as likely as any other), mixup or CutMix (the recipe picks one of the two for each
+# batch), and the random draw; random erasing stays at p = 0.25. Watch the targets above each
 # augmented image: mixing moves weight from an image's own label to its partner's.
 
 # %% tags=["nbval-ignore-output"]

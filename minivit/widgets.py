@@ -380,27 +380,32 @@ def resolution_explorer(
     )
 
 
+MIXES = ("mixup", "CutMix", "none")
+
+
 def augment_view(
     images: Tensor,
     labels: Tensor,
     num_classes: int,
     *,
     magnitude: float,
-    mixup: float,
-    cutmix: float,
-    erasing: float,
+    alpha: float,
+    mix: str,
     seed: int,
+    erasing: float = 0.25,
     classes: Sequence[str] | None = None,
 ) -> Figure:
     """`images` [n, C, H, W] through crop, flip and 2 RandAugment operations at `magnitude`, then
-    mixup / CutMix with these alphas (0: off) and random erasing with probability `erasing`."""
+    `mix` ("mixup", "CutMix" or "none") with Beta(alpha, alpha), then random erasing."""
+    if mix not in MIXES:
+        raise ValueError(f"unknown mix {mix!r}; known: {', '.join(MIXES)}")
     augment = Augment(
         crop=images.shape[-1] // 8,
         flip=True,
         randaugment=2,
         magnitude=magnitude,
-        mixup=mixup,
-        cutmix=cutmix,
+        mixup=alpha if mix == "mixup" else 0.0,
+        cutmix=alpha if mix == "CutMix" else 0.0,
         erasing=erasing,
     )
     out, targets = augment(images, labels, num_classes, torch.Generator().manual_seed(seed))
@@ -410,14 +415,13 @@ def augment_view(
 def augment_explorer(
     images: Tensor, labels: Tensor, num_classes: int, classes: Sequence[str] | None = None
 ) -> W.VBox:
-    """Sliders: RandAugment's magnitude, mixup's and CutMix's alpha, erasing probability, the draw."""
+    """Sliders: RandAugment's magnitude, the mixing α, mixup or CutMix (or neither), the random draw."""
     return explorer(
         lambda **kw: augment_view(images, labels, num_classes, classes=classes, **kw),
         {
             "magnitude": _slider(9.0, 0.0, 10.0, "magnitude", step=1.0),
-            "mixup": _slider(0.0, 0.0, 2.0, "mixup α", step=0.2),
-            "cutmix": _slider(0.0, 0.0, 2.0, "CutMix α", step=0.2),
-            "erasing": _slider(0.25, 0.0, 1.0, "erasing p", step=0.05),
+            "alpha": _slider(0.8, 0.2, 2.0, "α", step=0.2),
+            "mix": W.ToggleButtons(options=MIXES, value="mixup", description="mix"),
             "seed": _slider(0, 0, 20, "draw"),
         },
     )

@@ -55,9 +55,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def lab(tmp_path_factory):
-    """JupyterLab on loopback, serving a copy of the lessons; shut down whatever happens."""
+    """JupyterLab on loopback, serving a copy of the lessons; shut down whatever happens.
+
+    A new server for every lesson: with one server for all, a lesson opened after another sometimes
+    never ran a cell after its kernel restart."""
     home = tmp_path_factory.mktemp("lab")
     shutil.copytree(ROOT / "lessons", home / "lessons")
     settings = home / "settings" / "@jupyterlab" / "apputils-extension"
@@ -163,6 +166,15 @@ def run_all(page, name: str, timeout_s: float = 300) -> dict:
         arg=name,
         timeout=90_000,
     )
+    # Restarting while the first connection to the kernel is still being set up races the
+    # websocket's reconnection (seen as a stale connection replaced and a struct.error in the
+    # server's log, then a page that never hears the kernel again): wait for a settled kernel first.
+    page.wait_for_function(
+        "() => { const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;"
+        " return k && k.connectionStatus === 'connected' && k.status === 'idle'; }",
+        timeout=90_000,
+    )
+    time.sleep(2)
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
     page.evaluate("() => { window.jupyterapp.commands.execute('runmenu:restart-and-run-all'); }")
     page.locator(".jp-Dialog button.jp-mod-accept").click(timeout=30_000)

@@ -289,5 +289,7 @@ def test_capstone_figure_has_a_curve_and_a_point_per_encoding():
 def test_augment_explorer_redraws_for_every_slider():
     images, labels = torch.rand(4, 3, 16, 16), torch.tensor([0, 1, 2, 3])
     box = widgets.augment_explorer(images, labels, 4)
-    states = _states(box, [(0, 3.0), (1, 1.0), (2, 1.0), (3, 0.8), (4, 5)])
-    assert len(set(states)) == 6
+    states = _states(box, [(0, 3.0), (1, 1.4), (2, "CutMix"), (1, 0.4), (2, "none"), (3, 5)])
+    assert len(set(states)) == 7
+    with pytest.raises(ValueError, match="known: mixup, CutMix, none"):
+        widgets.augment_view(images, labels, 4, magnitude=9, alpha=1, mix="both", seed=0)
