@@ -1,6 +1,7 @@
 # Two commands for a fresh clone (needs only Python >= 3.10 with pip and venv):
 #   make lab    set everything up in .venv and open the course in JupyterLab
-#   make test   set everything up in .venv and run every test (unit tests, lint, nbval on every lesson)
+#   make test   set everything up in .venv and run every test (unit tests, lint, nbval on every lesson,
+#               every lesson in JupyterLab in headless Chromium)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -21,7 +22,7 @@ lab: $(STAMP)
 test: $(STAMP) lint
 	$(BIN)/python -m pytest
 
-# the lessons in JupyterLab in headless Chromium (needs Debian's chromium: apt install chromium)
+# only the browser tests: the lessons in JupyterLab in headless Chromium (needs Debian's chromium)
 test-browser: $(STAMP)
 	$(BIN)/python -m pytest -m browser tests/test_browser.py
 
