@@ -95,7 +95,8 @@ SETTINGS = {
         batch_size=64,
         lr=2e-3,
         label_smoothing=0.0,
-        # no augmentation: in 600 steps even a 1-pixel crop costs accuracy (0.91 -> 0.85 for sincos2d)
+        # no augmentation: in a run this short even a 1-pixel crop costs accuracy (sincos2d, 16 epochs
+        # at batch 128: 0.869 without, 0.854 with)
     ),
 }
 
