@@ -69,9 +69,7 @@ def time_to_accuracy(
     start = time.perf_counter()
     data = capstone.load(setting, root=root)
     seed_everything(seed)
-    config = setting.config(
-        position, image_size=data.image_size, in_channels=data.in_channels, num_classes=data.num_classes
-    )
+    config = setting.config_for(data, position)
     model = ViT(config)
     steps = setting.steps(len(data.train))
     every = max(1, round(len(data.train) / setting.batch_size / evals_per_epoch))
@@ -95,12 +93,7 @@ def time_to_accuracy(
         fit(
             model,
             data.train,
-            steps=steps,
-            batch_size=setting.batch_size,
-            lr=setting.lr,
-            weight_decay=setting.weight_decay,
-            label_smoothing=setting.label_smoothing,
-            augment=setting.augment,
+            **setting.fit_options(len(data.train)),
             compile=compile,
             seed=seed,
             device=device,

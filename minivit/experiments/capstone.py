@@ -62,8 +62,25 @@ class Setting:
             position=position,
         )
 
+    def config_for(self, data: TaskData, position: str) -> ViTConfig:
+        """The model for `data`'s images and classes."""
+        return self.config(
+            position, image_size=data.image_size, in_channels=data.in_channels, num_classes=data.num_classes
+        )
+
     def steps(self, n_train: int) -> int:
         return max(1, round(self.epochs * n_train / self.batch_size))
+
+    def fit_options(self, n_train: int) -> dict[str, Any]:
+        """This setting's arguments to `minivit.train.fit` for a training set of `n_train` images."""
+        return {
+            "steps": self.steps(n_train),
+            "batch_size": self.batch_size,
+            "lr": self.lr,
+            "weight_decay": self.weight_decay,
+            "label_smoothing": self.label_smoothing,
+            "augment": self.augment,
+        }
 
 
 SETTINGS = {
@@ -134,9 +151,7 @@ def run_one(
     """Train one encoding and measure it: test accuracy, wall time, images/s and achieved FLOP/s."""
     device = pick_device(device)
     seed_everything(seed)
-    config = setting.config(
-        position, image_size=data.image_size, in_channels=data.in_channels, num_classes=data.num_classes
-    )
+    config = setting.config_for(data, position)
     model = ViT(config)
     steps = setting.steps(len(data.train))
     if device.type == "cuda":
@@ -145,12 +160,7 @@ def run_one(
     history = fit(
         model,
         data.train,
-        steps=steps,
-        batch_size=setting.batch_size,
-        lr=setting.lr,
-        weight_decay=setting.weight_decay,
-        label_smoothing=setting.label_smoothing,
-        augment=setting.augment,
+        **setting.fit_options(len(data.train)),
         compile=compile,
         seed=seed,
         device=device,
