@@ -116,8 +116,8 @@ assert max(flops.values()) / min(flops.values()) < 1.01  # every encoding: the s
 # %% [markdown]
 # Every encoding costs the same matrix products. What the count does not see are the small
 # element-wise operations (RoPE's rotations, a bias added to the logits) and which attention kernel
-# runs: with no bias, PyTorch's `scaled_dot_product_attention` can pick FlashAttention on a GPU; a
-# bias (relative, ALiBi) sends it to the memory-efficient kernel. Those differences show up in the
+# runs: by PyTorch's documentation, `scaled_dot_product_attention` can pick FlashAttention on a GPU
+# when there is no bias, while a bias (relative, ALiBi) sends it to the memory-efficient kernel. Those differences show up in the
 # measured speed below, not in the count.
 #
 # From the count comes an estimate. Fifteen epochs of CIFAR-10 are 750,000 training images. A GPU
@@ -165,6 +165,7 @@ print(targets[:3].numpy().round(2))
 assert torch.allclose(targets.sum(1), torch.ones(8))
 assert ((targets > 0).sum(1) == 2).all()  # each image is mixed with a partner of another class
 assert augmented.shape == sample.shape and augmented.device == sample.device
+assert capstone.SETTINGS["cifar10"].augment.flip and not capstone.SETTINGS["stand-in"].augment
 
 # %% [markdown]
 # ## Every encoding, side by side
