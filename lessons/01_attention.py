@@ -46,13 +46,12 @@ import torch
 import torch.nn.functional as F
 
 # %matplotlib inline
-from minivit import ViT, ViTConfig, analysis, viz, widgets
+from minivit import ViT, ViTConfig, analysis, lesson, viz, widgets
 from minivit.attention import explicit_attention
 from minivit.data import relation
 from minivit.train import fit
 
-torch.manual_seed(0)
-torch.set_num_threads(2)  # small models: more threads only add overhead
+SEED = lesson.setup()  # seed and threads from MINIVIT_SEED, MINIVIT_THREADS (defaults 0 and 2)
 
 # %% [markdown]
 # ## Patches become tokens
@@ -62,8 +61,8 @@ torch.set_num_threads(2)  # small models: more threads only add overhead
 # size 8 gives a 3×3 grid: 9 tokens of width 64.
 
 # %%
-data = relation(2048, seed=0)
-test = relation(500, seed=1)
+data = relation(2048, seed=SEED)
+test = relation(500, seed=SEED + 1)
 config = ViTConfig(image_size=24, patch_size=8, num_classes=4, dim=64, depth=2, heads=2, position="none")
 model = ViT(config).eval()
 image = data.images[0]
@@ -132,10 +131,10 @@ print("heads:", H, " weights per head:", tuple(heads_weights.shape[1:]), " outpu
 # seconds, then look at the attention of its first block.
 
 # %% tags=["nbval-ignore-output"]
-torch.manual_seed(0)
+torch.manual_seed(SEED)
 trained = ViT(config.with_(position="sincos2d"))
 before = analysis.entropy(trained.eval().attention_maps(test.images[:200])[0]).mean().item()
-history = fit(trained, data, steps=500, lr=3e-3, eval_data=test, desc="sincos2d")
+history = fit(trained, data, steps=500, lr=3e-3, eval_data=test, desc="sincos2d", seed=SEED)
 after = analysis.entropy(trained.eval().attention_maps(test.images[:200])[0]).mean().item()
 print(f"accuracy {history.final_eval:.2f}; mean entropy of block 0: {before:.3f} before, {after:.3f} after")
 
@@ -175,7 +174,7 @@ assert entropies[-1] > 0.5 * math.log(9) > entropies[1]
 # different places, get the same query, the same scores and the same output.
 
 # %%
-perm = torch.randperm(9, generator=torch.Generator().manual_seed(1))
+perm = torch.randperm(9, generator=torch.Generator().manual_seed(SEED + 1))
 with torch.no_grad():
     shuffled_out, _ = explicit_attention(qh, kh[:, perm], vh[:, perm])
 torch.testing.assert_close(shuffled_out, heads_out)

@@ -46,10 +46,10 @@ import math
 import torch
 
 # %matplotlib inline
-from minivit import analysis, viz, widgets
+from minivit import analysis, lesson, viz, widgets
 from minivit.posenc import grid_coords, relative_offsets, sincos_1d, sincos_2d
 
-torch.set_num_threads(2)
+SEED = lesson.setup()  # seed and threads from MINIVIT_SEED, MINIVIT_THREADS (defaults 0 and 2)
 
 # %% [markdown]
 # ## The formula

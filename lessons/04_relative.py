@@ -45,13 +45,12 @@ if "google.colab" in sys.modules:
 import torch
 
 # %matplotlib inline
-from minivit import ViT, ViTConfig, analysis, viz, widgets
+from minivit import ViT, ViTConfig, analysis, lesson, viz, widgets
 from minivit.data import which_shape
 from minivit.posenc import build, grid_coords, relative_offsets
 from minivit.train import fit
 
-torch.manual_seed(0)
-torch.set_num_threads(2)
+SEED = lesson.setup()  # seed and threads from MINIVIT_SEED, MINIVIT_THREADS (defaults 0 and 2)
 
 # %% [markdown]
 # ## From absolute to relative: clipped offsets
@@ -147,11 +146,11 @@ assert resized.shape[1:] == (15, 15)
 # middle.
 
 # %% tags=["nbval-ignore-output"]
-train, test = which_shape(4096, seed=0), which_shape(1000, seed=1)
-torch.manual_seed(0)
+train, test = which_shape(4096, seed=SEED), which_shape(1000, seed=SEED + 1)
+torch.manual_seed(SEED)
 trained = ViT(ViTConfig(image_size=24, patch_size=4, num_classes=4, heads=4, position="relative"))
 initial = trained.pos.table.detach().clone()
-history = fit(trained, train, steps=400, lr=3e-3, eval_data=test, desc="relative")
+history = fit(trained, train, steps=400, lr=3e-3, eval_data=test, desc="relative", seed=SEED)
 learned = trained.pos.table.detach().clone()
 locality = analysis.offset_locality(learned[1])  # block 1, per head
 print(f"accuracy {history.final_eval:.2f}; largest entry {initial.abs().max():.2f} before, {learned.abs().max():.2f} after")

@@ -47,13 +47,12 @@ import math
 import torch
 
 # %matplotlib inline
-from minivit import ViT, ViTConfig, viz, widgets
+from minivit import ViT, ViTConfig, lesson, viz, widgets
 from minivit.data import relation
 from minivit.posenc import build, relative_offsets, rotate_pairs
 from minivit.train import fit
 
-torch.manual_seed(0)
-torch.set_num_threads(2)
+SEED = lesson.setup()  # seed and threads from MINIVIT_SEED, MINIVIT_THREADS (defaults 0 and 2)
 
 # %% [markdown]
 # ## Rotating pairs of channels
@@ -127,8 +126,8 @@ grid, dh = (6, 6), 16
 def score_by_offset(encoding, layer=0, head=0):
     """Score of a fixed q and k placed at every patch, as a function of the 2-D offset (key - query)."""
     n = grid[0] * grid[1]
-    qq = torch.randn(dh, generator=torch.Generator().manual_seed(1)).expand(1, encoding.heads, n, dh)
-    kk = torch.randn(dh, generator=torch.Generator().manual_seed(2)).expand(1, encoding.heads, n, dh)
+    qq = torch.randn(dh, generator=torch.Generator().manual_seed(SEED + 1)).expand(1, encoding.heads, n, dh)
+    kk = torch.randn(dh, generator=torch.Generator().manual_seed(SEED + 2)).expand(1, encoding.heads, n, dh)
     qr, kr = encoding.rotate(qq, kk, grid, layer)
     s = (qr @ kr.transpose(-2, -1))[0, head]  # (N, N)
     off = -relative_offsets(grid)  # key minus query
@@ -177,12 +176,12 @@ print("mixed RoPE with axis-aligned frequencies == axial RoPE")
 # below the square?) and compare its frequencies before and after.
 
 # %% tags=["nbval-ignore-output"]
-data, test = relation(4096, seed=0), relation(1000, seed=1)
+data, test = relation(4096, seed=SEED), relation(1000, seed=SEED + 1)
 config = ViTConfig(image_size=24, patch_size=8, num_classes=4, heads=4, position="rope-mixed")
-torch.manual_seed(0)
+torch.manual_seed(SEED)
 model = ViT(config)
 before = model.pos.freqs.detach().clone()  # (blocks, xy, heads, pairs)
-history = fit(model, data, steps=800, lr=3e-3, eval_data=test, desc="rope-mixed")
+history = fit(model, data, steps=800, lr=3e-3, eval_data=test, desc="rope-mixed", seed=SEED)
 after = model.pos.freqs.detach().clone()
 turn = (torch.atan2(after[:, 1], after[:, 0]) - torch.atan2(before[:, 1], before[:, 0])).abs()
 turn = torch.minimum(turn, 2 * math.pi - turn)

@@ -46,13 +46,12 @@ import torch
 import torch.nn.functional as F
 
 # %matplotlib inline
-from minivit import experiments, viz, widgets
+from minivit import experiments, lesson, viz, widgets
 from minivit.evaluate import evaluate
 from minivit.experiments import resolution
 from minivit.posenc import resample, sincos_2d
 
-torch.manual_seed(0)
-torch.set_num_threads(2)
+SEED = lesson.setup()  # seed and threads from MINIVIT_SEED, MINIVIT_THREADS (defaults 0 and 2)
 
 # %% [markdown]
 # ## The task at many sizes
@@ -63,7 +62,7 @@ torch.set_num_threads(2)
 
 # %%
 setting = resolution.SETTINGS["lesson"]
-task = resolution.load(setting)
+task = resolution.load(setting, seed=SEED)
 print(task)
 same_scenes = {size: task.at_size(size) for size in (16, 24, 48)}
 for size, data in same_scenes.items():
@@ -79,7 +78,7 @@ viz.show_images(same_scenes[48].tensors[0][:4], same_scenes[48].tensors[1][:4], 
 # position interpolation.
 
 # %% tags=["nbval-ignore-output"]
-records, models = resolution.run_seed(setting, 0, task=task, keep_models=True, name="lesson")
+records, models = resolution.run_seed(setting, SEED, task=task, keep_models=True, name="lesson")
 
 # %%
 live = resolution.summarize(records)["lesson"]
