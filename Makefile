@@ -1,13 +1,13 @@
 # Two commands for a fresh clone (needs only Python >= 3.10 with pip and venv):
 #   make lab    set everything up in .venv and open the course in JupyterLab
 #   make test   set everything up in .venv and run every test (unit tests, lint, nbval on every lesson,
-#               every lesson in JupyterLab in headless Chromium)
+#               every lesson in JupyterLab in headless Chromium, every lesson with two more seeds)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test test-browser lint lessons clean
+.PHONY: lab test test-seeds test-browser lint lessons clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,14 @@ lab: $(STAMP)
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest
+	$(MAKE) test-seeds
+
+# The seed check: every lesson again under nbval with other seeds and thread counts. Each assert must
+# still hold, and each output nbval compares must come out as committed (a compared output may not
+# depend on the seed, the thread count or the machine).
+test-seeds: $(STAMP)
+	MINIVIT_SEED=1 MINIVIT_THREADS=1 $(BIN)/python -m pytest lessons
+	MINIVIT_SEED=2 MINIVIT_THREADS=2 $(BIN)/python -m pytest lessons
 
 # only the browser tests: the lessons in JupyterLab in headless Chromium (needs Debian's chromium)
 test-browser: $(STAMP)

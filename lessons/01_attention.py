@@ -60,7 +60,7 @@ SEED = lesson.setup()  # seed and threads from MINIVIT_SEED, MINIVIT_THREADS (de
 # the circle is relative to the square (left of, right of, above, below). A 24×24 image with patch
 # size 8 gives a 3×3 grid: 9 tokens of width 64.
 
-# %%
+# %% tags=["nbval-ignore-output"]
 data = relation(2048, seed=SEED)
 test = relation(500, seed=SEED + 1)
 config = ViTConfig(image_size=24, patch_size=8, num_classes=4, dim=64, depth=2, heads=2, position="none")
@@ -138,7 +138,7 @@ history = fit(trained, data, steps=500, lr=3e-3, eval_data=test, desc="sincos2d"
 after = analysis.entropy(trained.eval().attention_maps(test.images[:200])[0]).mean().item()
 print(f"accuracy {history.final_eval:.2f}; mean entropy of block 0: {before:.3f} before, {after:.3f} after")
 
-# %%
+# %% tags=["nbval-ignore-output"]
 assert before > 0.99 * math.log(9), "an untrained model attends almost uniformly"
 assert after < before - 0.1, "training makes attention selective"
 assert history.final_eval > 0.6

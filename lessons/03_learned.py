@@ -24,7 +24,7 @@
 # **What you will learn**
 # - what a learned table is and the three usual ways to start it: zeros, trunc-normal 0.02, normal σ = 1;
 # - what training makes of it, measured by a *structure score*: does a patch's vector resemble its neighbours'?
-# - that a large initial table fits the task without learning the layout, and what that costs;
+# - that a large initial table fits the task first, without learning the layout;
 # - how a table trained at one resolution is resampled (bicubic) for another.
 #
 # Runs top to bottom in about a minute on a laptop CPU.
@@ -71,7 +71,7 @@ viz.show_images(train.images[:8], train.labels[:8], train.classes, ncols=8, patc
 # block. Compare its size with what it is added to: the patch tokens of a new model are small, so a
 # table drawn with σ = 1 dominates them, while 0.02 is a gentle nudge and zeros is nothing at all.
 
-# %%
+# %% tags=["nbval-ignore-output"]
 inits = {"zeros": {"init": "zeros"}, "0.02": {"init": "trunc_normal", "std": 0.02}, "1.0": {"init": "normal", "std": 1.0}}
 config = ViTConfig(image_size=24, patch_size=4, num_classes=9, position="learned")
 models = {}
@@ -121,17 +121,24 @@ for name in models:
 # %% [markdown]
 # Three different stories:
 #
-# - **0.02**: the table starts random (structure ≈ 0) and training starts to arrange it: the score
-#   grows, though 300 steps are far from a finished layout.
-# - **zeros**: every position starts equal. The gradient of the table at a position depends on what
-#   the patch there shows, so positions drift apart from the first step, and the task is learned.
 # - **1.0**: the random table is already big enough to tell the 36 positions apart, so the model can
-#   simply *look up* each position's vector: it fits the task, but the table keeps no 2-D layout.
+#   simply *look up* each position's vector: it fits the task first, and fastest, but the table
+#   keeps no 2-D layout (structure ≈ 0 before and after).
+# - **0.02**: the table starts random (structure ≈ 0) and training starts to arrange it: it ends
+#   with more structure than the σ = 1 table, though 300 steps are far from a finished layout, and
+#   the task is learned more slowly.
+# - **zeros**: every position starts equal. The gradient of the table at a position depends on what
+#   the patch there shows, so positions drift apart from the first step.
+#
+# How far the two small tables get in 300 steps varies from seed to seed (try `MINIVIT_SEED=1`, `2`,
+# `3`); the three statements above hold on every seed we tried.
 
 # %%
-assert structure["0.02"][-1] > structure["0.02"][0] + 0.1, "a small table acquires 2-D structure"
-assert accuracy["zeros"] > 0.9 and structure["zeros"][-1] > 0.05, "zero init works and learns structure"
-assert accuracy["1.0"] > 0.9 and structure["1.0"][-1] < 0.1, "a large table fits without structure"
+assert accuracy["1.0"] > 0.85 and accuracy["1.0"] > accuracy["0.02"] + 0.3, "the large table fits first"
+assert abs(structure["1.0"][-1]) < 0.06, "and keeps no layout"
+assert structure["0.02"][-1] > structure["1.0"][-1] + 0.05, "a small table acquires more 2-D structure"
+zeros_after = snapshots["zeros"][-1][1]
+assert torch.pdist(zeros_after).min() > 0, "positions that start equal drift apart"
 viz.plot_history(histories, chance=1 / 9)
 
 # %%
@@ -162,9 +169,11 @@ assert (down - down_aa).abs().max() > 1e-3
 
 # %% [markdown]
 # The model resamples its table by itself whenever it meets a new grid, so evaluating at 36 px is
-# one call (`pos.antialias` picks the resize). A table that learned the layout survives the resize;
-# a table that memorised 36 unrelated vectors does not. When enlarging, the two resizes differ
-# only slightly; when shrinking they differ more (the 3×3 table above).
+# one call (`pos.antialias` picks the resize). Which of our three models keeps more of its accuracy
+# at 36 px is not settled by 300 steps on one seed: it changes from seed to seed, and a σ = 1 table
+# sometimes survives the resize better than you would expect of 36 unrelated vectors (bicubic
+# interpolation of a table blends neighbouring vectors, and the model may lean on only part of it).
+# Lessons 07 and 08 measure this over several seeds and longer runs.
 
 # %% tags=["nbval-ignore-output"]
 big = where(1000, seed=SEED + 1, image_size=36)
@@ -174,11 +183,6 @@ models["zeros"].pos.antialias = True  # timm's resize
 at_36_aa = evaluate(models["zeros"], big)
 models["zeros"].pos.antialias = False
 print(f"init zeros at 36 px, antialiased bicubic: {at_36_aa:.2f}")
-
-# %%
-assert at_36["zeros"] > at_36["1.0"] + 0.2, "the structured table transfers, the memorising one does not"
-assert abs(at_36_aa - at_36["zeros"]) < 0.1, "enlarging, the two resizes give nearly the same accuracy"
-print("at 36 px: the zero-init table transfers, the sigma = 1 table falls far behind")
 
 # %% [markdown]
 # ## Try it: initialisation, training step, position
@@ -194,12 +198,14 @@ widgets.learned_explorer(snapshots, grid)
 #
 # - A learned encoding is a table of vectors, one per position, added to the tokens; nothing in it
 #   says which positions are neighbours.
-# - Started small, training moves it towards a 2-D layout (the structure score grows); started at
-#   zero, it learns too, since each position's gradient depends on what appears there.
+# - Started small, training moves it towards a 2-D layout (more structure than a large table);
+#   started at zero, its positions drift apart, since each position's gradient depends on what
+#   appears there.
 # - Started large (σ = 1), the random vectors already tell the positions apart: the model fits the
-#   task by looking positions up and the table learns no layout.
-# - At a new resolution the table is resampled bicubically; a structured table survives it, a
-#   memorising one does not. Lesson 07 takes the initial scale further, on the Latin square task.
+#   task first by looking positions up, and the table learns no layout.
+# - At a new resolution the table is resampled bicubically. Which table survives that is a question
+#   for longer runs and several seeds: lesson 07 takes the initial scale further, on the Latin square
+#   task, and lesson 08 measures resolution.
 #
 # ## Exercises
 #
@@ -207,6 +213,8 @@ widgets.learned_explorer(snapshots, grid)
 #    in 300 steps?
 # 2. Add weight decay to the table (it is exempt by default: see `ViT.parameter_groups`). Does the
 #    σ = 1 table then acquire structure? Why?
-# 3. Fine-tune the zero-init model at 36 px for 50 steps with a small learning rate. How much of the
+# 3. Run the lesson with `MINIVIT_SEED=1` and `2` and compare the accuracies at 36 px. Then train
+#    for 1,000 steps instead of 300: does a pattern appear?
+# 4. Fine-tune the zero-init model at 36 px for 50 steps with a small learning rate. How much of the
 #    gap to 24 px does it close?
-# 4. Replace `where` with `which_shape` (content only). What does the table learn then?
+# 5. Replace `where` with `which_shape` (content only). What does the table learn then?

@@ -140,7 +140,7 @@ assert resized.shape[1:] == (15, 15)
 #
 # We train a ViT with relative bias (4 heads, one table per block) on `which_shape`: one shape
 # somewhere in the picture, and the answer is its kind. With 4-pixel patches, a shape covers a few
-# neighbouring patches, so it pays to attend nearby. We measure how much a head favours near
+# neighbouring patches, so one might expect heads to attend nearby. We measure how much a head favours near
 # offsets (`analysis.offset_locality`: the correlation between its table and closeness, > 0 when
 # nearby keys score higher) and draw each head's table as a function of the offset, (0, 0) in the
 # middle.
@@ -152,15 +152,22 @@ trained = ViT(ViTConfig(image_size=24, patch_size=4, num_classes=4, heads=4, pos
 initial = trained.pos.table.detach().clone()
 history = fit(trained, train, steps=400, lr=3e-3, eval_data=test, desc="relative", seed=SEED)
 learned = trained.pos.table.detach().clone()
-locality = analysis.offset_locality(learned[1])  # block 1, per head
 print(f"accuracy {history.final_eval:.2f}; largest entry {initial.abs().max():.2f} before, {learned.abs().max():.2f} after")
-print("block 1, how much each head favours near offsets:", [round(v, 2) for v in locality.tolist()])
+for block, tables in enumerate(learned):  # (heads, 2g-1, 2g-1) per block
+    locality = analysis.offset_locality(tables)
+    print(f"block {block}, how much each head favours near offsets:", [round(v, 2) for v in locality.tolist()])
 
 # %%
 assert history.final_eval > 0.8
 assert learned.abs().max() > 2 * initial.abs().max(), "training grows the table from its small start"
-assert (locality > 0.1).all(), "every head of block 1 comes to favour nearby patches"
 viz.head_tables(learned[1], title="block 1, head")
+
+# %% [markdown]
+# Training grows the table from its small start, so the bias now matters. Whether a head comes to
+# favour *nearby* patches is not settled by this task: which heads do, and how strongly, changes from
+# seed to seed (run the lesson with `MINIVIT_SEED=1` and `2`), and some heads end up preferring far
+# offsets. Telling a shape's kind does not need attention to stay local: the patch embedding and
+# the MLP already see each patch's pixels.
 
 # %% [markdown]
 # ## Try it: clip distance, head, query
@@ -178,8 +185,8 @@ widgets.relative_explorer(learned[1], (6, 6))
 #   Swin learns one bias per 2-D offset and head, $(2g_h-1)(2g_w-1)$ entries, indexed as we did by hand.
 # - The bias is translation invariant, and a zero table is no encoding at all.
 # - Clipping makes the table independent of the grid; without it the table is resized for new grids.
-# - Trained on a task where shapes span neighbouring patches, every head of the second block comes
-#   to favour nearby keys.
+# - Trained on a task where shapes span neighbouring patches, the table grows from its small start;
+#   whether a head favours nearby keys varies from run to run.
 #
 # ## Exercises
 #
@@ -189,3 +196,5 @@ widgets.relative_explorer(learned[1], (6, 6))
 # 3. Shaw et al. add a learned vector to the *keys* rather than a number to the scores. What can a
 #    vector do that a scalar bias cannot?
 # 4. Compare the trained tables of block 0 and block 1.
+# 5. Run the lesson with three seeds and count the heads with locality above 0.1. Then train on
+#    `where` (lesson 03) instead: does locality become more common when the answer is a place?

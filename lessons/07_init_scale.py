@@ -92,7 +92,7 @@ viz.lst_puzzles(train.cells[:6], train.tensors[1][:6], titles=train.grades[:6])
 # - **apart**: puzzles from the 20% of squares never used in training, each at Jaccard distance at
 #   least 0.3 from every training puzzle.
 
-# %%
+# %% tags=["nbval-ignore-output"]
 for name, ds in data.items():
     assert (lst.forced(ds.cells) == ds.tensors[1] + 1).all(), name
 assert not set(data["test"].strings()) & set(train.strings())
@@ -114,7 +114,7 @@ assert nearest.min() >= 0.3
 # rewritten by training; a table with σ well above it stays mostly the random draw it started as,
 # and a random table is a perfect *name tag* for each position: the easiest thing to memorize with.
 
-# %%
+# %% tags=["nbval-ignore-output"]
 model = ViT(setting.config("0.1"))
 print(model.config)
 with torch.no_grad():
@@ -141,7 +141,7 @@ for sigma in ("0.1", "2.0"):
         trained, record = init_scale.train_one(sigma, seed, setting, data)
         live[sigma, seed] = (trained, record)
 
-# %%
+# %% tags=["nbval-ignore-output"]
 print("  σ   seed  train  test  apart  table moved (rms)")
 for (sigma, seed), (_, r) in live.items():
     a = r["accuracy"]
@@ -316,7 +316,7 @@ viz.agreement_scatter(runs)
 # only nudges what attention sees), so under SGD a table barely moves, and its initial scale is
 # all it has. One live run: σ = 0.1, seed 0, SGD with momentum 0.9.
 
-# %%
+# %% tags=["nbval-ignore-output"]
 sgd = replace(setting, optimizer="sgd", lr=0.05)
 _, sgd_record = init_scale.train_one("0.1", SEED, sgd, data, progress=False)
 adam_record = live["0.1", SEED][1]

@@ -80,7 +80,7 @@ viz.show_images(same_scenes[48].tensors[0][:4], same_scenes[48].tensors[1][:4], 
 # %% tags=["nbval-ignore-output"]
 records, models = resolution.run_seed(setting, SEED, task=task, keep_models=True, name="lesson")
 
-# %%
+# %% tags=["nbval-ignore-output"]
 live = resolution.summarize(records)["lesson"]
 print("test size:      " + "  ".join(f"{s:>5}" for s in setting.test_sizes))
 for variant, s in live.items():

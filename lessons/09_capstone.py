@@ -159,7 +159,7 @@ viz.augmentations(sample, augmented, targets)
 # (Digits are not a good match for flips; the CIFAR-10 run flips, the stand-in does not augment.)
 # Every target is still a probability distribution, and with mixing every image carries two labels:
 
-# %%
+# %% tags=["nbval-ignore-output"]
 print(targets[:3].numpy().round(2))
 assert torch.allclose(targets.sum(1), torch.ones(8))
 assert ((targets > 0).sum(1) == 2).all()  # each image is mixed with a partner of another class
@@ -191,7 +191,7 @@ viz.capstone(result)
 #   arrangement. Which encoding comes *first* is another matter: one seed on 4,000 digits cannot
 #   settle it (exercise 4 asks you to try other seeds).
 
-# %%
+# %% tags=["nbval-ignore-output"]
 acc = {r["encoding"]: r["test_accuracy"] for r in result["rows"]}
 best = max(acc, key=acc.get)
 print(f"best: {best} {acc[best]:.3f}; none: {acc['none']:.3f}")
@@ -210,7 +210,7 @@ assert len(acc) == len(capstone.ENCODINGS)
 #
 # We can check that here without a GPU: two processes on the CPU (gloo), against one.
 
-# %%
+# %% tags=["nbval-ignore-output"]
 work = Path(tempfile.mkdtemp())
 train = (
     "train --task relation --position sincos2d --patch-size 8 --dim 32 --train-size 512 "

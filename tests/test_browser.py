@@ -253,7 +253,9 @@ def test_lesson_runs_and_every_slider_moves_its_figure(lab, browser_context, not
     try:
         # ?reset: start from an empty workspace, not the notebooks an earlier test left open
         page.goto(f"{url}/lab/tree/{notebook.name}?reset&token={token}", timeout=60_000)
+        started = time.perf_counter()
         run_all(page, notebook.name)
+        ran = time.perf_counter() - started
         assert not errors_on(page), errors_on(page)
         explorers = page.locator(".jp-OutputArea-output .widget-vbox:has(> .widget-image)")
         assert explorers.count() >= 1, "the lesson shows no slider explorer"
@@ -278,5 +280,9 @@ def test_lesson_runs_and_every_slider_moves_its_figure(lab, browser_context, not
                     assert readout(control) != before, f"slider {c} readout still {before!r} after {how}"
                     explorer.screenshot(path=str(out / f"explorer{e}_control{c}_{how}.png"))
         assert not errors_on(page), errors_on(page)
+        # the lesson's browser run next to its own compute (nbval's run of it) is read off this file
+        sliders = time.perf_counter() - started - ran
+        timing = {"run_all_s": round(ran, 1), "sliders_s": round(sliders, 1)}
+        (out / "timing.json").write_text(json.dumps(timing))
     finally:
         page.close()

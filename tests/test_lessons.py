@@ -9,6 +9,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 import pytest
+import torch
 from jupytext.compare import compare_notebooks
 
 LESSONS = sorted((Path(__file__).parent.parent / "lessons").glob("[0-9][0-9]_*.py"))
@@ -51,3 +52,46 @@ def test_lesson_has_the_course_shape(py):
         "assert",
     ):
         assert part in text, f"{py.name} lacks {part!r}"
+
+
+def test_lessons_read_seed_and_threads_from_the_environment(monkeypatch):
+    from minivit import lesson
+
+    threads = torch.get_num_threads()
+    try:
+        monkeypatch.setenv("MINIVIT_SEED", "3")
+        monkeypatch.setenv("MINIVIT_THREADS", "1")
+        assert lesson.setup() == 3
+        assert torch.get_num_threads() == 1
+        first = torch.rand(4)
+        lesson.setup()
+        torch.testing.assert_close(torch.rand(4), first)  # the same seed, the same draws
+        monkeypatch.delenv("MINIVIT_SEED")
+        monkeypatch.delenv("MINIVIT_THREADS")
+        assert lesson.setup() == 0 and torch.get_num_threads() == lesson.DEFAULT_THREADS
+    finally:
+        torch.set_num_threads(threads)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "says"),
+    [
+        ("MINIVIT_SEED", "one", "is not a whole number"),
+        ("MINIVIT_SEED", "-1", "is below 0"),
+        ("MINIVIT_THREADS", "0", "is below 1"),
+        ("MINIVIT_THREADS", "2.5", "is not a whole number"),
+    ],
+)
+def test_a_bad_seed_or_thread_count_is_named(monkeypatch, name, value, says):
+    from minivit import lesson
+
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ValueError, match=f"{name}=.*{says}.*set it to an integer"):
+        lesson.setup()
+
+
+def test_every_lesson_takes_its_seed_from_one_place():
+    for py in LESSONS:
+        text = py.read_text()
+        assert "SEED = lesson.setup()" in text, f"{py.name}: start with SEED = lesson.setup()"
+        assert "torch.set_num_threads" not in text, f"{py.name}: the thread count comes from lesson.setup()"
