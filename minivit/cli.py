@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
+import shutil
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -20,11 +22,19 @@ import torch
 
 from minivit import posenc
 from minivit.augment import RECIPES, Augment
-from minivit.config import POOLS, PRESETS, ViTConfig
+from minivit.config import POOLS, PRESETS, ViTConfig, check_whole
 from minivit.data import DatasetUnavailable, load_task
 from minivit.data.tasks import NAMES as TASK_NAMES
 from minivit.evaluate import evaluate, evaluate_resolutions
-from minivit.train import CHECKPOINT, PRECISIONS, TrainingDiverged, fit, init_distributed, load_model
+from minivit.train import (
+    CHECKPOINT,
+    PRECISIONS,
+    TrainingDiverged,
+    check_fit_options,
+    fit,
+    init_distributed,
+    load_model,
+)
 
 RUN = "run.json"
 HISTORY = "history.json"
@@ -147,6 +157,21 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.device | None) -> int:
     say = print if rank == 0 else (lambda *a, **k: None)
+    check_fit_options(
+        steps=args.steps,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        weight_decay=args.weight_decay,
+        warmup=args.warmup,
+        label_smoothing=args.label_smoothing,
+        grad_clip=args.grad_clip or None,
+        precision=args.precision,
+        checkpoint_every=args.checkpoint_every,
+    )
+    for name in ("train_size", "test_size"):
+        check_whole(f"--{name.replace('_', '-')}", getattr(args, name), 1)
+    if args.threads is not None:
+        check_whole("--threads", args.threads, 1)
     data = load_task(
         args.task,
         image_size=args.image_size,
@@ -183,7 +208,7 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
         "data_root": str(args.data_root),
         "config": config.to_dict(),
     }
-    args.out.mkdir(parents=True, exist_ok=True)
+    check_writable(args.out, model_bytes=_parameters(config) * 4 * 4)  # weights, 2 Adam moments, slack
     run_file = args.out / RUN
     if run_file.exists() and not args.resume:
         raise ValueError(f"{args.out} already holds a run; pass --resume to continue it, or another --out")
@@ -201,7 +226,7 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
     processes = f", {world} processes" if world > 1 else ""
     say(f"{data}\n{args.position}: {sum(p.numel() for p in model.parameters()):,} parameters{processes}")
     if rank == 0:
-        run_file.write_text(json.dumps(run, indent=2))
+        write_atomic(run_file, json.dumps(run, indent=2))
     history = fit(
         model,
         data.train,
@@ -230,8 +255,8 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
     }
     run["metrics"] = metrics
     if rank == 0:
-        run_file.write_text(json.dumps(run, indent=2))
-        (args.out / HISTORY).write_text(json.dumps(asdict(history)))
+        write_atomic(run_file, json.dumps(run, indent=2))
+        write_atomic(args.out / HISTORY, json.dumps(asdict(history)))
     say(
         f"train accuracy {metrics['train_accuracy']:.3f}  test accuracy {metrics['test_accuracy']:.3f}"
         f"  -> {args.out / CHECKPOINT}"
@@ -239,13 +264,63 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
     return 0
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
-    run_file = args.run / RUN
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file and a rename: a killed run leaves the old file
+    or the new one, never half of one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _parameters(config: ViTConfig) -> int:
+    from minivit.model import ViT
+
+    with torch.device("meta"):  # shapes only: nothing is allocated
+        return sum(p.numel() for p in ViT(config).parameters())
+
+
+def check_writable(out: Path, *, model_bytes: int) -> None:
+    """Raise a ValueError before training if the run folder cannot be created or written, or its
+    disk lacks room for a checkpoint (written beside the old one, then renamed: twice its size)."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".write-test-{os.getpid()}"
+        probe.write_bytes(b"minivit")
+        probe.unlink()
+    except OSError as err:
+        raise ValueError(
+            f"cannot write to --out {out}: {err.strerror or err}; choose a folder you can write to"
+        ) from None
+    free = shutil.disk_usage(out).free
+    if free < 2 * model_bytes:
+        raise ValueError(
+            f"--out {out} has {free / 1e6:.1f} MB free, less than the {2 * model_bytes / 1e6:.1f} MB two "
+            "checkpoints of this model need; free some space or choose another folder"
+        )
+
+
+def read_run(folder: Path) -> dict:
+    """The run.json of a run folder, or a ValueError that says what is wrong with it."""
+    run_file = folder / RUN
     if not run_file.exists():
         raise FileNotFoundError(
-            f"{args.run} is not a run folder (no {RUN}); train one with minivit train --out"
+            f"{folder} is not a run folder (no {RUN}); train one with: minivit train --out"
         )
-    run = json.loads(run_file.read_text())
+    try:
+        run = json.loads(run_file.read_text())
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ValueError(f"{run_file} is not valid JSON ({err}); train the run again") from None
+    missing = [k for k in ("task", "config", "test_size", "seed", "data_root") if k not in run]
+    if not isinstance(run, dict) or missing:
+        raise ValueError(f"{run_file} lacks {missing}: not written by this version of minivit; train again")
+    return run
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    run = read_run(args.run)
     model = load_model(args.run)
     if args.device:
         model.to(args.device)
@@ -260,6 +335,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         download=False,
     )
     sizes = args.resolutions or [config.image_size[0]]
+    small = [s for s in sizes if s < config.patch_size]
+    if small:
+        raise ValueError(f"resolutions {small} are smaller than one patch ({config.patch_size} px)")
     bad = [s for s in sizes if s % config.patch_size]
     if bad:
         raise ValueError(f"resolutions {bad} are not divisible by the patch size {config.patch_size}")

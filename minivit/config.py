@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
@@ -30,6 +31,24 @@ def grid_of(image_size: int | tuple[int, int], patch_size: int) -> tuple[int, in
     return (h // patch_size, w // patch_size)
 
 
+def check_whole(name: str, value: Any, least: int) -> None:
+    """Raise a ValueError naming `name` unless `value` is a whole number >= `least`."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name}={value!r} is not a whole number; use an integer >= {least}")
+    if value < least:
+        raise ValueError(f"{name}={value} is below {least}; use an integer >= {least}")
+
+
+def check_number(name: str, value: Any, *, low: float, high: float = math.inf, low_ok: bool = True) -> None:
+    """Raise a ValueError naming `name` unless `value` is a finite number in [low, high) (or (low, high))."""
+    finite = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    inside = finite and (value >= low if low_ok else value > low) and value < high
+    if not inside:
+        above = f"{'>=' if low_ok else '>'} {low:g}"
+        span = f"{above} and < {high:g}" if high < math.inf else above
+        raise ValueError(f"{name}={value!r} is out of range; use a finite number {span}")
+
+
 @dataclass(frozen=True, kw_only=True)
 class ViTConfig:
     """Architecture of a Vision Transformer and its positional encoding.
@@ -52,8 +71,19 @@ class ViTConfig:
     position_options: dict[str, Any] = field(default_factory=dict)  # passed to that encoding
 
     def __post_init__(self) -> None:
-        from minivit.posenc import check_name  # late import: posenc imports this module
+        from minivit.posenc import check_options  # late import: posenc imports this module
 
+        sides = self.image_size if isinstance(self.image_size, tuple | list) else [self.image_size]
+        if len(sides) not in (1, 2):
+            raise ValueError(f"image_size={self.image_size!r}: give one side, or (height, width)")
+        for side in sides:
+            check_whole("image_size", side, 1)
+        check_whole("patch_size", self.patch_size, 1)
+        for name in ("in_channels", "dim", "depth", "heads"):
+            check_whole(name, getattr(self, name), 1)
+        check_whole("num_classes", self.num_classes, 2)
+        check_number("mlp_ratio", self.mlp_ratio, low=0, low_ok=False)
+        check_number("dropout", self.dropout, low=0, high=1)
         object.__setattr__(self, "image_size", as_pair(self.image_size))
         grid_of(self.image_size, self.patch_size)
         if self.dim % self.heads != 0:
@@ -63,7 +93,7 @@ class ViTConfig:
             )
         if self.pool not in POOLS:
             raise ValueError(f"unknown pool {self.pool!r}; known pools: {', '.join(POOLS)}")
-        check_name(self.position)
+        check_options(self.position, self.position_options)
 
     @property
     def grid(self) -> tuple[int, int]:

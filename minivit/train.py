@@ -33,11 +33,13 @@ from torch.utils.data import TensorDataset
 from tqdm.auto import tqdm
 
 from minivit.augment import Augment
-from minivit.config import ViTConfig
+from minivit.config import ViTConfig, check_number, check_whole
 from minivit.evaluate import evaluate
 
 CHECKPOINT = "checkpoint.pt"
+CHECKPOINT_FORMAT = 1  # raise when what a checkpoint holds changes; older files then get a clear error
 OPTIMIZERS = ("adamw", "sgd")
+RESUME_KEYS = ("optimizer", "settings", "step", "cursor", "order", "rng", "history")
 PRECISIONS = ("auto", "bf16", "fp16", "fp32")
 
 
@@ -148,6 +150,8 @@ def save_checkpoint(state: dict[str, Any], path: str | Path) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
+        for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by runs killed mid-write
+            stale.unlink(missing_ok=True)
     finally:
         tmp.unlink(missing_ok=True)
 
@@ -163,7 +167,22 @@ def load_checkpoint(path: str | Path, model: nn.Module | None = None) -> dict[st
         path = path / CHECKPOINT
     if not path.exists():
         raise FileNotFoundError(f"no checkpoint at {path}; train first (minivit train --out {path.parent})")
-    state = torch.load(path, map_location="cpu", weights_only=True)
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # empty, truncated, corrupt, or not a torch file at all
+        raise ValueError(
+            f"{path} cannot be read as a checkpoint ({type(err).__name__}): it is empty, truncated, corrupt "
+            "or not a minivit checkpoint; resume from another run folder or train again"
+        ) from None
+    needed = {"config", "model"} if model is not None else set()
+    found = state.get("format", CHECKPOINT_FORMAT) if isinstance(state, dict) else None
+    missing = sorted(needed - set(state)) if isinstance(state, dict) else sorted(needed)
+    if found != CHECKPOINT_FORMAT or missing:
+        raise ValueError(
+            f"{path} is not a checkpoint this version of minivit reads (format {found!r}, "
+            f"{'missing ' + ', '.join(missing) if missing else 'other format'}; this version writes "
+            f"format {CHECKPOINT_FORMAT}); train again, or load it with the minivit version that wrote it"
+        )
     if model is not None:
         config = getattr(model, "config", None)
         if config is not None and state.get("config") is not None:
@@ -184,6 +203,11 @@ def load_model(path: str | Path) -> nn.Module:
     from minivit.model import ViT
 
     state = load_checkpoint(path)
+    if state.get("config") is None or "model" not in state:
+        raise ValueError(
+            f"{path} is not a checkpoint this version of minivit reads (it holds no config and model); "
+            "train again, or load it with the minivit version that wrote it"
+        )
     model = ViT(ViTConfig.from_dict(state["config"]))
     model.load_state_dict(state["model"])
     return model.eval()
@@ -204,6 +228,62 @@ class _Settings:
     optimizer: str = "adamw"
     position_lr_scale: float = 1.0
     augment: str = ""
+
+
+def check_fit_options(
+    *,
+    steps: int,
+    batch_size: int,
+    lr: float,
+    weight_decay: float = 0.0,
+    warmup: int | None = None,
+    label_smoothing: float = 0.0,
+    grad_clip: float | None = None,
+    optimizer: str = "adamw",
+    position_lr_scale: float = 1.0,
+    precision: str = "auto",
+    eval_every: int | None = None,
+    checkpoint_every: int | None = None,
+) -> None:
+    """Raise a ValueError that names the first of `fit`'s options out of range and what it takes
+    (`minivit train` calls it before it writes anything)."""
+    check_whole("steps", steps, 1)
+    check_whole("batch_size", batch_size, 1)
+    check_number("lr", lr, low=0, low_ok=False)
+    check_number("weight_decay", weight_decay, low=0)
+    if warmup is not None:
+        check_whole("warmup", warmup, 0)
+    check_number("label_smoothing", label_smoothing, low=0, high=1)
+    if grad_clip is not None:
+        check_number("grad_clip", grad_clip, low=0, low_ok=False)
+    if optimizer not in OPTIMIZERS:
+        raise ValueError(f"unknown optimizer {optimizer!r}; known: {', '.join(OPTIMIZERS)}")
+    check_number("position_lr_scale", position_lr_scale, low=0, low_ok=False)
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; known: {', '.join(PRECISIONS)}")
+    for name, every in (("eval_every", eval_every), ("checkpoint_every", checkpoint_every)):
+        if every is not None:
+            check_whole(name, every, 1)
+
+
+def check_train_set(train: TensorDataset, num_classes: int | None = None) -> None:
+    """Raise a ValueError unless `train` holds images [B, C, H, W] and labels in [0, num_classes)."""
+    tensors = getattr(train, "tensors", None)
+    if not tensors or len(tensors) < 2:
+        raise ValueError("the training data must be a TensorDataset(images, labels)")
+    images, labels = tensors[:2]
+    if len(images) == 0:
+        raise ValueError("the training set is empty; pass at least one example")
+    if images.dim() != 4:
+        raise ValueError(f"images must be [B, C, H, W], got shape {tuple(images.shape)}")
+    if labels.dtype.is_floating_point or labels.dim() != 1:
+        raise ValueError(f"labels must be whole class numbers [B], got {labels.dtype} {tuple(labels.shape)}")
+    low, high = int(labels.min()), int(labels.max())
+    if low < 0 or (num_classes and high >= num_classes):
+        raise ValueError(
+            f"labels run from {low} to {high}, but the model has num_classes={num_classes}; "
+            f"labels must lie in 0..{(num_classes or high + 1) - 1} (set num_classes in ViTConfig)"
+        )
 
 
 def fit(
@@ -258,6 +338,22 @@ def fit(
     Raises:
         TrainingDiverged: the loss became NaN or inf (the last good checkpoint is kept).
     """
+    check_fit_options(
+        steps=steps,
+        batch_size=batch_size,
+        lr=lr,
+        weight_decay=weight_decay,
+        warmup=warmup,
+        label_smoothing=label_smoothing,
+        grad_clip=grad_clip,
+        optimizer=optimizer,
+        position_lr_scale=position_lr_scale,
+        precision=precision,
+        eval_every=eval_every,
+        checkpoint_every=checkpoint_every,
+    )
+    config_classes = int(getattr(getattr(model, "config", None), "num_classes", 0)) or None
+    check_train_set(train, config_classes)
     device = pick_device(device)
     rank, world = _world()
     if batch_size % world:
@@ -267,7 +363,7 @@ def fit(
         )
     model.to(device).train()
     images, labels = (t.to(device) for t in train.tensors[:2])
-    num_classes = int(getattr(getattr(model, "config", None), "num_classes", 0)) or int(labels.max()) + 1
+    num_classes = config_classes or int(labels.max()) + 1
     dtype = autocast_dtype(device, precision)
     settings = _Settings(
         steps,
@@ -291,8 +387,6 @@ def fit(
     )
     if position_lr_scale != 1.0:
         groups = _split_position(model, groups, position_lr_scale)
-    if optimizer not in OPTIMIZERS:
-        raise ValueError(f"unknown optimizer {optimizer!r}; known: {', '.join(OPTIMIZERS)}")
     opt = (
         torch.optim.AdamW(groups, lr=lr, weight_decay=weight_decay)
         if optimizer == "adamw"
@@ -321,6 +415,11 @@ def fit(
 
     if resume and path is not None and path.exists():
         state = load_checkpoint(path, model)
+        lacking = sorted(set(RESUME_KEYS) - set(state))
+        if lacking:
+            raise ValueError(
+                f"cannot resume {path}: it holds no {', '.join(lacking)} (weights only?); use a new --out"
+            )
         saved = _Settings(**state["settings"])
         if saved != settings:
             diff = {
@@ -351,6 +450,7 @@ def fit(
             return
         save_checkpoint(
             {
+                "format": CHECKPOINT_FORMAT,
                 "config": model.config.to_dict() if hasattr(model, "config") else None,
                 "model": model.state_dict(),
                 "optimizer": opt.state_dict(),

@@ -138,13 +138,20 @@ def parse_puzzles(lines: Iterable[str] | str) -> LSTSet:
         if not line or line.startswith("#"):
             continue
         parts = line.replace(",", " ").split()
-        if len(parts) != 2 or len(parts[0]) != 16 or not parts[0].isdigit() or parts[1] not in "1234":
+        if (
+            len(parts) != 2
+            or len(parts[0]) != 16
+            or not parts[0].isdigit()
+            or parts[1] not in ("1", "2", "3", "4")
+        ):
             raise ValueError(f"line {n}: {line!r} is not '<16 digits 0-5> <answer 1-4>'")
         digits = [int(ch) for ch in parts[0]]
         if max(digits) > QUERY or digits.count(QUERY) != 1:
             raise ValueError(f"line {n}: {parts[0]} needs digits 0-5 and exactly one query (5)")
         cells.append(digits)
         answers.append(int(parts[1]))
+    if not cells:
+        raise ValueError("no puzzles found: write one per line as '<16 digits 0-5> <answer 1-4>'")
     c, a = torch.tensor(cells), torch.tensor(answers)
     f = forced(c)
     for n, (fi, ai, s) in enumerate(zip(f.tolist(), a.tolist(), cells, strict=True)):

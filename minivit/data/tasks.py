@@ -9,6 +9,7 @@ from pathlib import Path
 
 from torch.utils.data import TensorDataset
 
+from minivit.config import check_whole
 from minivit.data import lst, real, synthetic
 
 SYNTHETIC = tuple(synthetic.TASKS)
@@ -46,6 +47,10 @@ def load_task(
     """Train and test sets of task `name` (see NAMES); `image_size` defaults to the task's own."""
     if name not in NAMES:
         raise ValueError(f"unknown task {name!r}; known: {', '.join(NAMES)}")
+    check_whole("train_size", train_size, 1)
+    check_whole("test_size", test_size, 1)
+    if image_size is not None:
+        check_whole("image_size", image_size, 1)
     if name in SYNTHETIC:
         size = image_size or 24
 

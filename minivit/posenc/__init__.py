@@ -8,6 +8,7 @@ An unknown name raises a ValueError that lists the known ones.
 from __future__ import annotations
 
 import inspect
+import math
 
 from minivit.posenc.alibi import ALiBi1D, ALiBi2D, alibi_slopes
 from minivit.posenc.base import Grid, PositionalEncoding, grid_coords, pad_prefix
@@ -51,17 +52,67 @@ def options_of(name: str) -> list[str]:
     return names
 
 
-def build(
-    name: str, *, dim: int, heads: int, depth: int, grid: Grid, num_prefix_tokens: int = 0, **options
-) -> PositionalEncoding:
-    """Build encoding `name` for a model of this shape, with its own `options`."""
+def _parameter(name: str, option: str) -> inspect.Parameter | None:
+    """`option` as a keyword-only parameter of encoding `name`'s constructors (its annotation as
+    written, and its default)."""
+    for klass in REGISTRY[name].__mro__:
+        if issubclass(klass, PositionalEncoding) and klass is not PositionalEncoding:
+            param = inspect.signature(klass.__init__).parameters.get(option)
+            if param is not None and param.kind is param.KEYWORD_ONLY:
+                return param
+    return None
+
+
+def check_option(name: str, option: str, value: object) -> None:
+    """Raise a ValueError naming the option, its encoding and what it accepts, if `value` is not of
+    the option's type (bool, whole number, number or text; None where allowed) or not finite."""
+    param = _parameter(name, option)
+    if param is None:
+        return
+    kinds = {k.strip() for k in str(param.annotation).split("|")}
+    if value is None and "None" in kinds:
+        return
+    if "bool" in kinds:
+        ok, wanted = isinstance(value, bool), "True or False"
+    elif "int" in kinds:
+        ok, wanted = isinstance(value, int) and not isinstance(value, bool), "a whole number"
+    elif "float" in kinds:
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        wanted = "a finite number"
+    elif "str" in kinds:
+        ok, wanted = isinstance(value, str), "text"
+    else:
+        return
+    if not ok:
+        none = " (or None)" if "None" in kinds else ""
+        example = f", e.g. {option}={param.default!r}" if param.default is not param.empty else ""
+        raise ValueError(
+            f"option {option}={value!r} of positional encoding {name!r} is not {wanted}{none}; "
+            f"pass {wanted}{example}"
+        )
+
+
+def check_options(name: str, options: dict) -> None:
+    """Raise a ValueError if `name` is not an encoding, or `options` holds an option it does not take
+    (listing those it does) or a value of the wrong type."""
     check_name(name)
+    if not isinstance(options, dict):
+        raise ValueError(f"position options must be a dict of option: value, got {options!r}")
     unknown = sorted(set(options) - set(options_of(name)))
     if unknown:
         raise ValueError(
             f"unknown option(s) {unknown} for positional encoding {name!r}; "
             f"its options: {', '.join(options_of(name)) or 'none'}"
         )
+    for option, value in options.items():
+        check_option(name, option, value)
+
+
+def build(
+    name: str, *, dim: int, heads: int, depth: int, grid: Grid, num_prefix_tokens: int = 0, **options
+) -> PositionalEncoding:
+    """Build encoding `name` for a model of this shape, with its own `options`."""
+    check_options(name, options)
     return REGISTRY[name](
         dim=dim, heads=heads, depth=depth, grid=tuple(grid), num_prefix_tokens=num_prefix_tokens, **options
     )
@@ -85,6 +136,8 @@ __all__ = [
     "alibi_slopes",
     "build",
     "check_name",
+    "check_option",
+    "check_options",
     "grid_coords",
     "options_of",
     "pad_prefix",

@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from minivit.config import check_whole
 from minivit.posenc.base import Grid, PositionalEncoding
 
 INITS = ("zeros", "normal", "trunc_normal")
@@ -26,6 +27,8 @@ def resample(
     """
     p = num_prefix_tokens
     (oh, ow), (nh, nw) = old_grid, new_grid
+    for name, side in (("old_grid", oh), ("old_grid", ow), ("new_grid", nh), ("new_grid", nw)):
+        check_whole(name, side, 1)
     if table.shape[0] != p + oh * ow:
         raise ValueError(
             f"table has {table.shape[0]} rows but grid {oh}x{ow} with {p} prefix token(s) needs "

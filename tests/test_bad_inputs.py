@@ -1,0 +1,320 @@
+"""A learner's mistakes get one clear line: every bad input below, on the command line and in the
+Python API the lessons use, must end in one line that names the input and what would be accepted
+(the command line: exit status 2, no traceback)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import pytest
+import torch
+from torch.utils.data import TensorDataset
+
+from minivit import ViT, ViTConfig
+from minivit.cli import main
+from minivit.data import load_task
+from minivit.data.lst import parse_puzzles
+from minivit.evaluate import evaluate_resolutions
+from minivit.posenc import resample
+from minivit.train import CHECKPOINT, fit, load_checkpoint
+
+BASE = ["train", "--task", "relation", "--train-size", "64", "--test-size", "16", "--quiet"]
+
+# (id, extra arguments for `minivit train`, what the one line must say)
+TRAIN_CASES = [
+    ("steps-0", ["--steps", "0"], r"steps=0 is below 1"),
+    ("steps-negative", ["--steps", "-5"], r"steps=-5 is below 1"),
+    ("steps-text", ["--steps", "abc"], r"--steps: invalid int value: 'abc'"),
+    ("batch-0", ["--batch-size", "0"], r"batch_size=0 is below 1"),
+    ("batch-negative", ["--batch-size", "-1"], r"batch_size=-1 is below 1"),
+    ("lr-0", ["--lr", "0"], r"lr=0.0 is out of range; use a finite number > 0"),
+    ("lr-negative", ["--lr", "-0.001"], r"lr=-0.001 is out of range"),
+    ("lr-nan", ["--lr", "nan"], r"lr=nan is out of range; use a finite number"),
+    ("lr-inf", ["--lr", "inf"], r"lr=inf is out of range; use a finite number"),
+    ("weight-decay-negative", ["--weight-decay", "-0.1"], r"weight_decay=-0.1 is out of range; .*>= 0"),
+    ("warmup-negative", ["--warmup", "-1"], r"warmup=-1 is below 0"),
+    ("label-smoothing-1.5", ["--label-smoothing", "1.5"], r"label_smoothing=1.5 is out of range; .*< 1"),
+    ("grad-clip-negative", ["--grad-clip", "-1"], r"grad_clip=-1.0 is out of range; use a finite number > 0"),
+    ("grad-clip-nan", ["--grad-clip", "nan"], r"grad_clip=nan is out of range"),
+    (
+        "image-not-divisible",
+        ["--image-size", "30", "--patch-size", "8"],
+        r"30 is not divisible by patch size 8",
+    ),
+    ("image-0", ["--image-size", "0"], r"image_size=0 is below 1"),
+    ("patch-0", ["--patch-size", "0"], r"patch_size=0 is below 1"),
+    ("patch-negative", ["--patch-size", "-4"], r"patch_size=-4 is below 1"),
+    ("dim-0", ["--dim", "0"], r"dim=0 is below 1"),
+    ("dim-not-divisible", ["--dim", "30", "--heads", "4"], r"dim=30 is not divisible by heads=4"),
+    ("heads-0", ["--heads", "0"], r"heads=0 is below 1"),
+    ("depth-0", ["--depth", "0"], r"depth=0 is below 1"),
+    (
+        "option-not-a-number",
+        ["--position", "rope-axial", "--option", "base=abc"],
+        r"option base='abc' .*finite number",
+    ),
+    ("option-inf", ["--position", "learned", "--option", "std=inf"], r"option std='inf' .*finite number"),
+    (
+        "option-not-bool",
+        ["--position", "learned", "--option", "per_block=yes"],
+        r"per_block='yes' .*True or False",
+    ),
+    ("option-unknown", ["--position", "sincos2d", "--option", "bogus=1"], r"unknown option\(s\) \['bogus'\]"),
+    ("option-no-equals", ["--option", "std"], r"--option needs key=value, got 'std'"),
+    ("option-bad-init", ["--position", "learned", "--option", "init=ones"], r"unknown init 'ones'.*known"),
+    ("position-unknown", ["--position", "rope2d"], r"--position: invalid choice: 'rope2d'"),
+    ("task-unknown", ["--task", "imagenet"], r"--task: invalid choice: 'imagenet'"),
+    ("train-size-0", ["--train-size", "0"], r"--train-size=0 is below 1"),
+    ("test-size-negative", ["--test-size", "-1"], r"--test-size=-1 is below 1"),
+    ("threads-0", ["--threads", "0"], r"--threads=0 is below 1"),
+    ("checkpoint-every-0", ["--checkpoint-every", "0"], r"checkpoint_every=0 is below 1"),
+    ("lst-image-size", ["--task", "lst", "--image-size", "8"], r"Latin square task is a fixed 4x4 grid"),
+    ("rope-odd-head", ["--position", "rope-axial", "--dim", "12", "--heads", "2"], r"head dim.*(4|even)"),
+]
+
+
+def run_cli(argv: list[str], capsys) -> tuple[int, str]:
+    try:
+        code = main(argv)
+    except SystemExit as exit_:  # argparse's own errors
+        code = exit_.code
+    return code, capsys.readouterr().err.strip()
+
+
+def assert_one_line(code: int, err: str, says: str) -> None:
+    assert code == 2, f"exit {code}: {err}"
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    assert re.search(says, err), f"{says!r} not in {err!r}"
+
+
+@pytest.mark.parametrize(("extra", "says"), [c[1:] for c in TRAIN_CASES], ids=[c[0] for c in TRAIN_CASES])
+def test_train_refuses_with_one_line(tmp_path, capsys, extra, says):
+    code, err = run_cli([*BASE, *extra, "--out", str(tmp_path / "run")], capsys)
+    assert_one_line(code, err, says)
+    assert not (tmp_path / "run" / "run.json").exists(), "a refused run must not write its folder"
+
+
+def test_train_refuses_an_out_it_cannot_write(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    code, err = run_cli([*BASE, "--out", str(blocker / "run")], capsys)
+    assert_one_line(code, err, r"cannot write to --out .*choose a folder you can write to")
+
+
+def test_train_refuses_a_full_disk_before_training(tmp_path, capsys, monkeypatch):
+    import shutil
+
+    monkeypatch.setattr(
+        shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(10**9, 10**9 - 1000, 1000)
+    )
+    code, err = run_cli([*BASE, "--out", str(tmp_path / "run")], capsys)
+    assert_one_line(code, err, r"has 0\.0 MB free, less than .* two checkpoints of this model need")
+
+
+@pytest.fixture(scope="module")
+def trained_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("trained") / "run"
+    args = [*BASE, "--steps", "2", "--dim", "16", "--batch-size", "16", "--threads", "1", "--out", str(out)]
+    assert main(args) == 0
+    return out
+
+
+def test_train_refuses_to_overwrite_a_run(trained_run, capsys):
+    code, err = run_cli([*BASE, "--steps", "2", "--dim", "16", "--out", str(trained_run)], capsys)
+    assert_one_line(code, err, r"already holds a run; pass --resume to continue it, or another --out")
+
+
+def test_train_refuses_to_resume_another_run(trained_run, capsys):
+    argv = [*BASE, "--steps", "2", "--dim", "16", "--seed", "7", "--out", str(trained_run), "--resume"]
+    code, err = run_cli(argv, capsys)
+    assert_one_line(code, err, r"cannot resume .*: seed differ")
+
+
+def copy_run(run, tmp_path):
+    import shutil
+
+    return shutil.copytree(run, tmp_path / "copy")
+
+
+def corrupt_bytes(path):
+    path.write_bytes(b"this is not a checkpoint " * 40)
+
+
+def empty(path):
+    path.write_bytes(b"")
+
+
+def truncated(path):
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def newer_format(path):
+    state = torch.load(path, weights_only=True)
+    torch.save({**state, "format": 99}, path)
+
+
+def foreign(path):
+    torch.save({"weights": torch.zeros(3)}, path)
+
+
+# (id, what to do to the run folder's checkpoint, what the one line must say)
+CHECKPOINT_CASES = [
+    ("corrupt", corrupt_bytes, r"cannot be read as a checkpoint .*empty, truncated, corrupt"),
+    ("empty", empty, r"cannot be read as a checkpoint"),
+    ("truncated", truncated, r"cannot be read as a checkpoint"),
+    ("newer-format", newer_format, r"not a checkpoint this version of minivit reads \(format 99"),
+    ("foreign", foreign, r"not a checkpoint this version of minivit reads \(it holds no config and model\)"),
+    ("missing", lambda path: path.unlink(), r"no checkpoint at .*train first"),
+]
+
+
+@pytest.mark.parametrize(
+    ("spoil", "says"), [c[1:] for c in CHECKPOINT_CASES], ids=[c[0] for c in CHECKPOINT_CASES]
+)
+def test_eval_names_a_bad_checkpoint(trained_run, tmp_path, capsys, spoil, says):
+    run = copy_run(trained_run, tmp_path)
+    spoil(run / CHECKPOINT)
+    code, err = run_cli(["eval", str(run)], capsys)
+    assert_one_line(code, err, says)
+
+
+@pytest.mark.parametrize(
+    "spoil", [c[1] for c in CHECKPOINT_CASES[:3]], ids=[c[0] for c in CHECKPOINT_CASES[:3]]
+)
+def test_resume_names_a_bad_checkpoint(trained_run, tmp_path, capsys, spoil):
+    run = copy_run(trained_run, tmp_path)
+    spoil(run / CHECKPOINT)
+    argv = [*BASE, "--steps", "2", "--dim", "16", "--batch-size", "16", "--out", str(run), "--resume"]
+    code, err = run_cli(argv, capsys)
+    assert_one_line(code, err, r"cannot be read as a checkpoint")
+
+
+@pytest.mark.parametrize(
+    ("spoil", "says"),
+    [
+        (lambda run: (run / "run.json").write_text("{not json"), r"run.json is not valid JSON"),
+        (lambda run: (run / "run.json").write_text(json.dumps({"task": "relation"})), r"lacks \['config'"),
+        (lambda run: (run / "run.json").unlink(), r"is not a run folder \(no run.json\)"),
+    ],
+    ids=["run-json-corrupt", "run-json-old", "run-json-missing"],
+)
+def test_eval_names_a_bad_run_file(trained_run, tmp_path, capsys, spoil, says):
+    run = copy_run(trained_run, tmp_path)
+    spoil(run)
+    assert_one_line(*run_cli(["eval", str(run)], capsys), says)
+
+
+@pytest.mark.parametrize(
+    ("sizes", "says"),
+    [
+        (["30"], r"resolutions \[30\] are not divisible by the patch size 4"),
+        (["0"], r"smaller than one patch"),
+    ],
+    ids=["not-divisible", "zero"],
+)
+def test_eval_names_a_bad_resolution(trained_run, capsys, sizes, says):
+    assert_one_line(*run_cli(["eval", str(trained_run), "--resolutions", *sizes], capsys), says)
+
+
+# The Python API the lessons use: (id, a call, the error's one line)
+def small_data(n=32, classes=4):
+    return TensorDataset(torch.rand(n, 3, 24, 24), torch.arange(n) % classes)
+
+
+def small_model(**changes):
+    return ViT(ViTConfig(num_classes=4, dim=16, **changes))
+
+
+API_CASES = [
+    ("config-patch-0", lambda: ViTConfig(patch_size=0), r"patch_size=0 is below 1"),
+    ("config-image-nan", lambda: ViTConfig(image_size=math.nan), r"image_size=nan is not a whole number"),
+    ("config-image-3d", lambda: ViTConfig(image_size=(24, 24, 3)), r"give one side, or \(height, width\)"),
+    ("config-dim-float", lambda: ViTConfig(dim=64.0), r"dim=64.0 is not a whole number"),
+    ("config-heads-bool", lambda: ViTConfig(heads=True), r"heads=True is not a whole number"),
+    ("config-classes-1", lambda: ViTConfig(num_classes=1), r"num_classes=1 is below 2"),
+    ("config-mlp-inf", lambda: ViTConfig(mlp_ratio=math.inf), r"mlp_ratio=inf is out of range"),
+    ("config-dropout-1", lambda: ViTConfig(dropout=1.0), r"dropout=1.0 is out of range; .*>= 0 and < 1"),
+    ("config-pool", lambda: ViTConfig(pool="max"), r"unknown pool 'max'; known pools: mean, cls, last"),
+    (
+        "config-position",
+        lambda: ViTConfig(position="rope"),
+        r"Unknown positional encoding 'rope'; known: none",
+    ),
+    (
+        "config-option-type",
+        lambda: ViTConfig(position="rope-axial", position_options={"base": "abc"}),
+        r"option base='abc' of positional encoding 'rope-axial' is not a finite number; pass .* base=100.0",
+    ),
+    ("config-options-not-dict", lambda: ViTConfig(position_options=["std"]), r"must be a dict"),
+    ("config-from-dict", lambda: ViTConfig.from_dict({"width": 3}), r"unknown ViTConfig fields \['width'\]"),
+    ("fit-steps-0", lambda: fit(small_model(), small_data(), steps=0), r"steps=0 is below 1"),
+    ("fit-batch-nan", lambda: fit(small_model(), small_data(), batch_size=math.nan), r"batch_size=nan"),
+    ("fit-lr-nan", lambda: fit(small_model(), small_data(), lr=math.nan), r"lr=nan is out of range"),
+    (
+        "fit-optimizer",
+        lambda: fit(small_model(), small_data(), optimizer="adam"),
+        r"unknown optimizer 'adam'",
+    ),
+    ("fit-precision", lambda: fit(small_model(), small_data(), precision="fp8"), r"unknown precision 'fp8'"),
+    (
+        "fit-labels-out-of-range",
+        lambda: fit(small_model(), small_data(classes=9), steps=1),
+        r"labels run from 0 to 8, but the model has num_classes=4",
+    ),
+    ("fit-empty", lambda: fit(small_model(), small_data(n=0), steps=1), r"the training set is empty"),
+    (
+        "fit-float-labels",
+        lambda: fit(small_model(), TensorDataset(torch.rand(4, 3, 24, 24), torch.rand(4)), steps=1),
+        r"labels must be whole class numbers",
+    ),
+    ("task-unknown", lambda: load_task("imagenet"), r"unknown task 'imagenet'; known: "),
+    ("task-size-0", lambda: load_task("relation", train_size=0), r"train_size=0 is below 1"),
+    ("task-image-negative", lambda: load_task("relation", image_size=-24), r"image_size=-24 is below 1"),
+    (
+        "resolutions-no-sizes",
+        lambda: evaluate_resolutions(small_model(), lambda s: small_data()),
+        r"pass sizes=\[...\] when data_at is a function",
+    ),
+    (
+        "resolutions-not-divisible",
+        lambda: evaluate_resolutions(
+            small_model(), {30: TensorDataset(torch.rand(2, 3, 30, 30), torch.zeros(2).long())}
+        ),
+        r"image height 30 is not divisible by patch size 4",
+    ),
+    (
+        "resample-wrong-rows",
+        lambda: resample(torch.zeros(10, 8), (3, 3), (6, 6)),
+        r"table has 10 rows but grid 3x3",
+    ),
+    ("resample-grid-0", lambda: resample(torch.zeros(9, 8), (3, 3), (0, 6)), r"new_grid=0 is below 1"),
+    (
+        "puzzle-short",
+        lambda: parse_puzzles("123 4"),
+        r"line 1: '123 4' is not '<16 digits 0-5> <answer 1-4>'",
+    ),
+    ("puzzle-answer-12", lambda: parse_puzzles("1234341221434321 12"), r"line 1: .* is not '<16 digits"),
+    ("puzzle-no-query", lambda: parse_puzzles("1234341221434321 1"), r"exactly one query \(5\)"),
+    ("puzzle-none", lambda: parse_puzzles("# only a comment\n"), r"no puzzles found"),
+    (
+        "puzzle-wrong-answer",
+        lambda: parse_puzzles("5234341221434321 2"),
+        r"puzzle 1 \(5234341221434321\): answer 2 given, but the rules force 1",
+    ),
+]
+
+
+@pytest.mark.parametrize(("call", "says"), [c[1:] for c in API_CASES], ids=[c[0] for c in API_CASES])
+def test_api_refuses_with_one_line(call, says):
+    with pytest.raises(ValueError) as raised:
+        call()
+    message = str(raised.value)
+    assert "\n" not in message, message
+    assert re.search(says, message), f"{says!r} not in {message!r}"
+
+
+def test_a_checkpoint_of_another_config_is_named(trained_run):
+    with pytest.raises(ValueError, match=r"is from another config \(dim: checkpoint 16, model 64\)"):
+        load_checkpoint(trained_run, ViT(ViTConfig(num_classes=4)))
