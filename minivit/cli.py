@@ -13,6 +13,7 @@ import argparse
 import ast
 import json
 import os
+import re
 import shutil
 import sys
 from dataclasses import asdict
@@ -359,13 +360,22 @@ def cmd_encodings(args: argparse.Namespace) -> int:
     return 0
 
 
+def _as_flag(message: str, args: argparse.Namespace) -> str:
+    """A message that starts `batch_size=0 ...` (the Python name) as `--batch-size=0 ...` where the
+    command has that option, so the line names what the user typed."""
+    match = re.match(r"([a-z_]+)=", message)
+    if match and match.group(1) in vars(args):
+        return "--" + match.group(1).replace("_", "-") + message[len(match.group(1)) :]
+    return message
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     command = {"train": cmd_train, "eval": cmd_eval, "encodings": cmd_encodings}[args.command]
     try:
         return command(args)
     except (ValueError, FileNotFoundError, DatasetUnavailable, TrainingDiverged) as err:
-        print(f"minivit: error: {err}", file=sys.stderr)
+        print(f"minivit: error: {_as_flag(str(err), args)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("\nminivit: interrupted; continue with the same command and --resume", file=sys.stderr)
