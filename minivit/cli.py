@@ -35,9 +35,11 @@ from minivit.train import (
     fit,
     init_distributed,
     load_model,
+    write_atomic,
 )
 
 RUN = "run.json"
+RUN_KEYS = ("task", "config", "test_size", "seed", "data_root")  # what `eval` reads from run.json
 HISTORY = "history.json"
 
 
@@ -227,7 +229,7 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
     processes = f", {world} processes" if world > 1 else ""
     say(f"{data}\n{args.position}: {sum(p.numel() for p in model.parameters()):,} parameters{processes}")
     if rank == 0:
-        write_atomic(run_file, json.dumps(run, indent=2))
+        write_atomic(run_file, lambda f: f.write(json.dumps(run, indent=2).encode()))
     history = fit(
         model,
         data.train,
@@ -256,24 +258,13 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
     }
     run["metrics"] = metrics
     if rank == 0:
-        write_atomic(run_file, json.dumps(run, indent=2))
-        write_atomic(args.out / HISTORY, json.dumps(asdict(history)))
+        write_atomic(run_file, lambda f: f.write(json.dumps(run, indent=2).encode()))
+        write_atomic(args.out / HISTORY, lambda f: f.write(json.dumps(asdict(history)).encode()))
     say(
         f"train accuracy {metrics['train_accuracy']:.3f}  test accuracy {metrics['test_accuracy']:.3f}"
         f"  -> {args.out / CHECKPOINT}"
     )
     return 0
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file and a rename: a killed run leaves the old file
-    or the new one, never half of one."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def _parameters(config: ViTConfig) -> int:
@@ -314,8 +305,8 @@ def read_run(folder: Path) -> dict:
         run = json.loads(run_file.read_text())
     except (ValueError, UnicodeDecodeError) as err:
         raise ValueError(f"{run_file} is not valid JSON ({err}); train the run again") from None
-    missing = [k for k in ("task", "config", "test_size", "seed", "data_root") if k not in run]
-    if not isinstance(run, dict) or missing:
+    missing = [k for k in RUN_KEYS if k not in run] if isinstance(run, dict) else list(RUN_KEYS)
+    if missing:
         raise ValueError(f"{run_file} lacks {missing}: not written by this version of minivit; train again")
     return run
 

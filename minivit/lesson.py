@@ -14,6 +14,7 @@ import os
 
 import torch
 
+from minivit.config import check_whole
 from minivit.train import seed_everything
 
 DEFAULT_THREADS = 2  # the lessons' models are small: more threads only add overhead
@@ -26,9 +27,8 @@ def _read(name: str, default: int, *, least: int) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise ValueError(f"{name}={text!r} is not a whole number; set it to an integer >= {least}") from None
-    if value < least:
-        raise ValueError(f"{name}={value} is below {least}; set it to an integer >= {least}")
+        raise ValueError(f"{name}={text!r} is not a whole number; use an integer >= {least}") from None
+    check_whole(name, value, least)
     return value
 
 

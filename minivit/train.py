@@ -23,7 +23,7 @@ import random
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import torch
@@ -138,15 +138,15 @@ class TrainingDiverged(RuntimeError):
     """The loss became NaN or infinite."""
 
 
-def save_checkpoint(state: dict[str, Any], path: str | Path) -> None:
-    """Write `state` to `path` atomically: a temporary file in the same folder, then a rename, so a
-    crash mid-write leaves the previous checkpoint intact."""
+def write_atomic(path: str | Path, write: Callable[[BinaryIO], object]) -> None:
+    """Write a file through a temporary file in the same folder and a rename, so a crash or a kill
+    mid-write leaves the previous file intact, never half of a new one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as f:
-            torch.save(state, f)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -154,6 +154,11 @@ def save_checkpoint(state: dict[str, Any], path: str | Path) -> None:
             stale.unlink(missing_ok=True)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def save_checkpoint(state: dict[str, Any], path: str | Path) -> None:
+    """Write `state` to `path` atomically (`write_atomic`)."""
+    write_atomic(path, lambda f: torch.save(state, f))
 
 
 def load_checkpoint(path: str | Path, model: nn.Module | None = None) -> dict[str, Any]:

@@ -86,7 +86,7 @@ def test_a_bad_seed_or_thread_count_is_named(monkeypatch, name, value, says):
     from minivit import lesson
 
     monkeypatch.setenv(name, value)
-    with pytest.raises(ValueError, match=f"{name}=.*{says}.*set it to an integer"):
+    with pytest.raises(ValueError, match=f"{name}=.*{says}.*use an integer"):
         lesson.setup()
 
 
