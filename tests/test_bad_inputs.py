@@ -305,7 +305,7 @@ API_CASES = [
     (
         "puzzle-wrong-answer",
         lambda: parse_puzzles("5234341221434321 2"),
-        r"puzzle 1 \(5234341221434321\): answer 2 given, but the rules force 1",
+        r"line 1 \(5234341221434321\): answer 2 given, but the rules force 1",
     ),
 ]
 

@@ -77,3 +77,41 @@ def test_parse_puzzles_reads_strings_and_checks_them():
         lst.parse_puzzles("1235000000000000 3")
     with pytest.raises(ValueError, match="do not force the query"):
         lst.parse_puzzles("5100000000000000 2")
+
+
+REFERENCE_CSV = """ID,LST_num,condition,puzzles,solutions
+0,,Binary,2000500234001000,4
+1,,Ternary,0300340102454032,3
+2,,Quaternary,1020050120040000,2
+"""
+
+
+def test_read_csv_reads_the_reference_puzzle_format(tmp_path):
+    path = tmp_path / "generated_puzzle_data_dist80.csv"
+    path.write_text(REFERENCE_CSV)
+    s = lst.read_csv(path)
+    assert s.strings() == ["2000500234001000", "0300340102454032", "1020050120040000"]
+    assert s.tensors[1].tolist() == [3, 2, 1]  # answers 1-4 become classes 0-3
+    assert s.grades == ["binary", "ternary", "quaternary"]  # the file's own condition column
+    assert s.name == "generated_puzzle_data_dist80"
+    assert (lst.forced(s.cells) == s.tensors[1] + 1).all()
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("ID,puzzle,solution\n0,2000500234001000,4\n", r"no column puzzles, solutions"),
+        ("puzzles,solutions\n", r"no puzzles below the header"),
+        ("puzzles,solutions\n300340102454032,3\n", r"row 2: puzzle 300340102454032 has 15 digits; a leading 0"),
+        ("puzzles,solutions\n2000500234001000,4\n20005002340010,4\n", r"row 3: '20005002340010,4' is not"),
+        ("puzzles,solutions\n2000500234001000,\n", r"row 2: '2000500234001000,' is not"),
+        ("puzzles,solutions\n2000500234001050,4\n", r"row 2: 2000500234001050 needs .* exactly one query"),
+        ("puzzles,solutions\n2000500234001000,3\n", r"row 2 \(2000500234001000\): answer 3 given, but the rules force 4"),
+        ("puzzles,solutions\n5000000000000000,1\n", r"row 2 \(5000000000000000\): the shown cells do not force"),
+    ],
+)
+def test_read_csv_names_the_row_of_a_bad_puzzle(tmp_path, text, message):
+    path = tmp_path / "puzzles.csv"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        lst.read_csv(path)

@@ -18,9 +18,11 @@ Written as 16-digit strings in raster order: 0 blank, 1-4 a symbol, 5 the query.
 
 from __future__ import annotations
 
+import csv
 import functools
 import itertools
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
@@ -132,35 +134,73 @@ def parse_puzzles(lines: Iterable[str] | str) -> LSTSet:
     """
     if isinstance(lines, str):
         lines = lines.splitlines()
-    cells, answers = [], []
+    rows = []
     for n, line in enumerate(lines, 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
         parts = line.replace(",", " ").split()
-        if (
-            len(parts) != 2
-            or len(parts[0]) != 16
-            or not parts[0].isdigit()
-            or parts[1] not in ("1", "2", "3", "4")
-        ):
+        if len(parts) != 2:
             raise ValueError(f"line {n}: {line!r} is not '<16 digits 0-5> <answer 1-4>'")
-        digits = [int(ch) for ch in parts[0]]
-        if max(digits) > QUERY or digits.count(QUERY) != 1:
-            raise ValueError(f"line {n}: {parts[0]} needs digits 0-5 and exactly one query (5)")
-        cells.append(digits)
-        answers.append(int(parts[1]))
-    if not cells:
+        rows.append((f"line {n}", parts[0], parts[1], line))
+    if not rows:
         raise ValueError("no puzzles found: write one per line as '<16 digits 0-5> <answer 1-4>'")
+    return _checked(rows, "parsed")
+
+
+def read_csv(path: str | Path, *, name: str | None = None) -> LSTSet:
+    """Puzzles from a CSV file with `puzzles` and `solutions` columns, the format of the puzzle files
+    of Ito et al. 2024 (e.g. `generated_puzzle_data_binary_dist80.csv`: `ID,LST_num,condition,
+    puzzles,solutions`; 16 digits in raster order with 5 the query, and the answer 1-4). Other columns
+    are ignored.
+
+    Raises a ValueError naming the file and row if a column is missing, a puzzle is malformed (a
+    15-digit puzzle is named as one whose leading zero a spreadsheet dropped), not forced, or its
+    answer is wrong.
+    """
+    path = Path(path)
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        missing = {"puzzles", "solutions"} - set(reader.fieldnames or [])
+        if missing:
+            raise ValueError(
+                f"{path}: no column {', '.join(sorted(missing))}; a puzzle file needs 'puzzles' "
+                f"(16 digits 0-5) and 'solutions' (1-4) columns, found {reader.fieldnames}"
+            )
+        rows = [
+            (f"{path}, row {n}", puzzle, answer, f"{puzzle},{answer}")
+            for n, r in enumerate(reader, 2)  # row 1 is the header
+            for puzzle, answer in [((r["puzzles"] or "").strip(), (r["solutions"] or "").strip())]
+        ]
+    if not rows:
+        raise ValueError(f"{path}: no puzzles below the header")
+    return _checked(rows, name or path.stem)
+
+
+def _checked(rows: list[tuple[str, str, str, str]], name: str) -> LSTSet:
+    """(where, 16-digit puzzle, answer, text as written) rows -> LSTSet, each checked: well formed,
+    forced, right."""
+    cells, answers = [], []
+    for where, puzzle, answer, text in rows:
+        if len(puzzle) == 15 and puzzle.isdigit():
+            raise ValueError(
+                f"{where}: puzzle {puzzle} has 15 digits; a leading 0 was probably dropped "
+                "(store the column as text), a puzzle has 16 digits 0-5"
+            )
+        if len(puzzle) != 16 or not puzzle.isdigit() or answer not in ("1", "2", "3", "4"):
+            raise ValueError(f"{where}: {text!r} is not '<16 digits 0-5> <answer 1-4>'")
+        digits = [int(ch) for ch in puzzle]
+        if max(digits) > QUERY or digits.count(QUERY) != 1:
+            raise ValueError(f"{where}: {puzzle} needs digits 0-5 and exactly one query (5)")
+        cells.append(digits)
+        answers.append(int(answer))
     c, a = torch.tensor(cells), torch.tensor(answers)
-    f = forced(c)
-    for n, (fi, ai, s) in enumerate(zip(f.tolist(), a.tolist(), cells, strict=True)):
-        text = "".join(map(str, s))
+    for (where, puzzle, _, _), fi, ai in zip(rows, forced(c).tolist(), a.tolist(), strict=True):
         if fi == 0:
-            raise ValueError(f"puzzle {n + 1} ({text}): the shown cells do not force the query")
+            raise ValueError(f"{where} ({puzzle}): the shown cells do not force the query")
         if fi != ai:
-            raise ValueError(f"puzzle {n + 1} ({text}): answer {ai} given, but the rules force {fi}")
-    return LSTSet(c, a, "parsed")
+            raise ValueError(f"{where} ({puzzle}): answer {ai} given, but the rules force {fi}")
+    return LSTSet(c, a, name)
 
 
 def _hide(values: Tensor, q: Tensor, removals: Tensor, g: torch.Generator) -> Tensor:
