@@ -102,12 +102,21 @@ def test_read_csv_reads_the_reference_puzzle_format(tmp_path):
     [
         ("ID,puzzle,solution\n0,2000500234001000,4\n", r"no column puzzles, solutions"),
         ("puzzles,solutions\n", r"no puzzles below the header"),
-        ("puzzles,solutions\n300340102454032,3\n", r"row 2: puzzle 300340102454032 has 15 digits; a leading 0"),
+        (
+            "puzzles,solutions\n300340102454032,3\n",
+            r"row 2: puzzle 300340102454032 has 15 digits; a leading 0",
+        ),
         ("puzzles,solutions\n2000500234001000,4\n20005002340010,4\n", r"row 3: '20005002340010,4' is not"),
         ("puzzles,solutions\n2000500234001000,\n", r"row 2: '2000500234001000,' is not"),
         ("puzzles,solutions\n2000500234001050,4\n", r"row 2: 2000500234001050 needs .* exactly one query"),
-        ("puzzles,solutions\n2000500234001000,3\n", r"row 2 \(2000500234001000\): answer 3 given, but the rules force 4"),
-        ("puzzles,solutions\n5000000000000000,1\n", r"row 2 \(5000000000000000\): the shown cells do not force"),
+        (
+            "puzzles,solutions\n2000500234001000,3\n",
+            r"row 2 \(2000500234001000\): answer 3 given, but the rules force 4",
+        ),
+        (
+            "puzzles,solutions\n5000000000000000,1\n",
+            r"row 2 \(5000000000000000\): the shown cells do not force",
+        ),
     ],
 )
 def test_read_csv_names_the_row_of_a_bad_puzzle(tmp_path, text, message):
