@@ -30,6 +30,7 @@ from minivit.evaluate import evaluate, evaluate_resolutions
 from minivit.train import (
     CHECKPOINT,
     PRECISIONS,
+    SCHEDULES,
     TrainingDiverged,
     check_fit_options,
     fit,
@@ -96,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--pool", choices=POOLS, help="how tokens become one vector (default: the preset's)")
     t.add_argument("--steps", type=int, default=800, help="training steps")
     t.add_argument("--batch-size", type=int, default=128, help="images per step (over all processes)")
-    t.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (AdamW, warmup + cosine)")
+    t.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (AdamW, after the warmup)")
     t.add_argument(
         "--weight-decay",
         type=float,
@@ -104,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="AdamW weight decay (never on biases, norms, position tables)",
     )
     t.add_argument("--warmup", type=int, help="warmup steps (default: 5%% of --steps)")
+    t.add_argument(
+        "--schedule", choices=SCHEDULES, default="cosine", help="after the warmup: cosine decay or constant"
+    )
     t.add_argument("--label-smoothing", type=float, default=0.0, help="label smoothing of the loss")
     t.add_argument(
         "--augment",
@@ -166,6 +170,7 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
         lr=args.lr,
         weight_decay=args.weight_decay,
         warmup=args.warmup,
+        schedule=args.schedule,
         label_smoothing=args.label_smoothing,
         grad_clip=args.grad_clip or None,
         precision=args.precision,
@@ -238,6 +243,7 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
         lr=args.lr,
         weight_decay=args.weight_decay,
         warmup=args.warmup,
+        schedule=args.schedule,
         label_smoothing=args.label_smoothing,
         grad_clip=args.grad_clip or None,
         augment=Augment.recipe(args.augment),

@@ -39,6 +39,7 @@ from minivit.evaluate import evaluate
 CHECKPOINT = "checkpoint.pt"
 CHECKPOINT_FORMAT = 1  # raise when what a checkpoint holds changes; older files then get a clear error
 OPTIMIZERS = ("adamw", "sgd")
+SCHEDULES = ("cosine", "constant")
 RESUME_KEYS = ("optimizer", "settings", "step", "cursor", "order", "rng", "history")
 PRECISIONS = ("auto", "bf16", "fp16", "fp32")
 
@@ -126,10 +127,13 @@ def default_warmup(steps: int) -> int:
     return max(1, steps // 20)
 
 
-def lr_at(step: int, *, steps: int, lr: float, warmup: int) -> float:
-    """Learning rate at `step`: linear warmup over `warmup` steps, then cosine decay to 0."""
+def lr_at(step: int, *, steps: int, lr: float, warmup: int, schedule: str = "cosine") -> float:
+    """Learning rate at `step`: linear warmup over `warmup` steps, then cosine decay to 0 (or, with
+    schedule="constant", `lr` to the end)."""
     if step < warmup:
         return lr * (step + 1) / warmup
+    if schedule == "constant":
+        return lr
     progress = (step - warmup) / max(1, steps - warmup)
     return lr * 0.5 * (1 + math.cos(math.pi * progress))
 
@@ -233,6 +237,7 @@ class _Settings:
     optimizer: str = "adamw"
     position_lr_scale: float = 1.0
     augment: str = ""
+    schedule: str = "cosine"
 
 
 def check_fit_options(
@@ -242,6 +247,7 @@ def check_fit_options(
     lr: float,
     weight_decay: float = 0.0,
     warmup: int | None = None,
+    schedule: str = "cosine",
     label_smoothing: float = 0.0,
     grad_clip: float | None = None,
     optimizer: str = "adamw",
@@ -258,6 +264,8 @@ def check_fit_options(
     check_number("weight_decay", weight_decay, low=0)
     if warmup is not None:
         check_whole("warmup", warmup, 0)
+    if schedule not in SCHEDULES:
+        raise ValueError(f"unknown schedule {schedule!r}; known: {', '.join(SCHEDULES)}")
     check_number("label_smoothing", label_smoothing, low=0, high=1)
     if grad_clip is not None:
         check_number("grad_clip", grad_clip, low=0, low_ok=False)
@@ -300,6 +308,7 @@ def fit(
     lr: float = 1e-3,
     weight_decay: float = 0.05,
     warmup: int | None = None,
+    schedule: str = "cosine",
     label_smoothing: float = 0.0,
     grad_clip: float | None = 1.0,
     optimizer: str = "adamw",
@@ -322,6 +331,7 @@ def fit(
 
     Args:
         warmup: warmup steps (default: 5% of `steps`).
+        schedule: after the warmup, "cosine" decay to 0 or a "constant" learning rate.
         optimizer: "adamw", or "sgd" (momentum 0.9, weight decay as an L2 term; same lr schedule).
         position_lr_scale: the position encoding's parameters (`model.pos`) train at this multiple
             of the learning rate.
@@ -349,6 +359,7 @@ def fit(
         lr=lr,
         weight_decay=weight_decay,
         warmup=warmup,
+        schedule=schedule,
         label_smoothing=label_smoothing,
         grad_clip=grad_clip,
         optimizer=optimizer,
@@ -382,6 +393,7 @@ def fit(
         optimizer,
         position_lr_scale,
         repr(augment) if augment else "",
+        schedule,
     )
     eval_every = eval_every or max(1, steps // 10)
     checkpoint_every = checkpoint_every or max(1, steps // 10)
@@ -492,7 +504,8 @@ def fit(
         idx = order[cursor : cursor + batch_size][rank::world].to(device)  # this process's share
         cursor += batch_size
         for group in opt.param_groups:
-            group["lr"] = lr_at(step, steps=steps, lr=lr, warmup=settings.warmup) * group.get("lr_scale", 1.0)
+            group["lr"] = lr_at(step, steps=steps, lr=lr, warmup=settings.warmup, schedule=schedule)
+            group["lr"] *= group.get("lr_scale", 1.0)
         x, y = images[idx], labels[idx]
         target = y
         if augment:

@@ -261,6 +261,11 @@ API_CASES = [
         lambda: fit(small_model(), small_data(), optimizer="adam"),
         r"unknown optimizer 'adam'",
     ),
+    (
+        "fit-schedule",
+        lambda: fit(small_model(), small_data(), schedule="step"),
+        r"unknown schedule 'step'; known",
+    ),
     ("fit-precision", lambda: fit(small_model(), small_data(), precision="fp8"), r"unknown precision 'fp8'"),
     (
         "fit-labels-out-of-range",

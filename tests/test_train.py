@@ -29,6 +29,13 @@ def test_lr_warms_up_linearly_then_decays_to_zero():
     assert lrs[-1] < 1e-3
 
 
+def test_a_constant_schedule_holds_the_rate_after_the_warmup():
+    lrs = [lr_at(s, steps=100, lr=1.0, warmup=10, schedule="constant") for s in range(100)]
+    assert lrs[:10] == [lr_at(s, steps=100, lr=1.0, warmup=10) for s in range(10)]  # the same warmup
+    assert lrs[10:] == [1.0] * 90
+    assert lr_at(0, steps=5, lr=0.3, warmup=0, schedule="constant") == 0.3
+
+
 def test_fit_learns_a_content_task_and_records_history():
     train, test = brightest_channel(512), brightest_channel(256, seed=1)
     model = tiny(position="learned")
