@@ -124,3 +124,50 @@ def test_read_csv_names_the_row_of_a_bad_puzzle(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(ValueError, match=message):
         lst.read_csv(path)
+
+
+def write_reference_folder(folder, per_grade=20, study=104):
+    """A small copy of the reference's processed_data: the three puzzle CSVs and LST_data.mat."""
+    from scipy.io import savemat
+
+    for grade, name in zip(lst.GRADES, lst.REFERENCE_FILES, strict=True):
+        s = lst.generate(per_grade, seed=len(grade), mix={grade: 1.0})
+        rows = [
+            f"{i},,{grade.title()},{p},{a}"
+            for i, (p, a) in enumerate(zip(s.strings(), (s.tensors[1] + 1).tolist(), strict=True))
+        ]
+        (folder / name).write_text("ID,LST_num,condition,puzzles,solutions\n" + "\n".join(rows) + "\n")
+    s = lst.generate(300, seed=7)
+    answers = (s.tensors[1] + 1).tolist()
+    # trials 99-101 hold puzzles whose answers are 1, 2, 3 but are stored wrong, as in the real file
+    picks = list(range(99)) + [answers.index(a, 99) for a in (1, 2, 3)] + list(range(99, 99 + study - 102))
+    cells = s.cells[picks].clone()
+    cells[cells == lst.QUERY] = 9
+    stored = [answers[i] for i in picks]
+    stored[99:102] = [4, 1, 2]
+    task = torch.cat([cells, torch.tensor(stored)[:, None]], 1).to(torch.uint8).numpy()
+    savemat(folder / lst.STUDY_FILE, {"taskData": task})
+    return s.cells[picks[:108]]
+
+
+def test_reference_splits_reads_the_reference_folder(tmp_path):
+    study = write_reference_folder(tmp_path)
+    sets = lst.reference_splits(tmp_path, seed=3)
+    assert len(sets["train"]) == 48 and len(sets["test"]) == 12  # 80 / 20 of 60 puzzles
+    assert not set(sets["train"].strings()) & set(sets["test"].strings())
+    assert sorted(sets["train"].grades + sets["test"].grades) == sorted(list(lst.GRADES) * 20)
+    assert torch.equal(sets["apart"].cells, study)  # every trial, the query written as 5
+    assert (lst.forced(sets["apart"].cells) == sets["apart"].tensors[1] + 1).all()  # corrections applied
+    again = lst.reference_splits(tmp_path, seed=3)
+    assert again["test"].strings() == sets["test"].strings()  # the split is seeded
+    assert lst.reference_splits(tmp_path, seed=4)["test"].strings() != sets["test"].strings()
+
+
+def test_reference_splits_names_what_is_missing(tmp_path):
+    with pytest.raises(
+        FileNotFoundError, match=r"lacks generated_puzzle_data_binary_dist80.csv.*LSTNN_public"
+    ):
+        lst.reference_splits(tmp_path)
+    write_reference_folder(tmp_path)
+    (tmp_path / lst.STUDY_FILE).unlink()
+    assert "apart" not in lst.reference_splits(tmp_path)

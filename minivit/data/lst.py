@@ -177,6 +177,72 @@ def read_csv(path: str | Path, *, name: str | None = None) -> LSTSet:
     return _checked(rows, name or path.stem)
 
 
+# the puzzle files of Ito et al. 2024, in the reference repository's `processed_data` folder
+# (github.com/ljhearne/LSTNN_public): 3,000 generated puzzles of each grade, every one at Jaccard
+# distance >= 0.8 from each puzzle of the human study, which is stored in LST_data.mat
+REFERENCE_FILES = tuple(f"generated_puzzle_data_{g}_dist80.csv" for g in GRADES)
+STUDY_FILE = "LST_data.mat"
+REFERENCE_URL = "https://github.com/ljhearne/LSTNN_public/tree/main/processed_data"
+# the reference's `dataset.convert_puzzle_data` reads the study's first 108 trials and corrects three
+# answers that the .mat file has wrong
+STUDY_TRIALS = 108
+STUDY_CORRECTIONS = {99: 1, 100: 2, 101: 3}
+
+
+def read_study(path: str | Path) -> LSTSet:
+    """The 108 puzzles of the human study (Hearne et al.) from the reference's `LST_data.mat`
+    (`taskData`: a row per trial, 16 cells in raster order with 9 the query, then the answer), with
+    the reference's three corrected answers; every puzzle is then checked like `read_csv`'s.
+    Needs scipy (in minivit's `data` extra)."""
+    try:
+        from scipy.io import loadmat
+    except ImportError as e:  # pragma: no cover - scipy comes with the data extra
+        raise ImportError(f"reading {path} needs scipy: pip install scipy (or minivit[data])") from e
+    path = Path(path)
+    trials = loadmat(path).get("taskData")
+    if trials is None or trials.ndim != 2 or trials.shape[1] != 17:
+        raise ValueError(f"{path}: expected a 'taskData' array of rows of 16 cells and an answer")
+    rows = []
+    for n, row in enumerate(trials[:STUDY_TRIALS].tolist()):
+        puzzle = "".join(str(int(v)) for v in row[:16]).replace("9", str(QUERY))
+        answer = str(STUDY_CORRECTIONS.get(n, int(row[16])))
+        rows.append((f"{path}, trial {n}", puzzle, answer, f"{puzzle} {answer}"))
+    return _checked(rows, "study")
+
+
+def reference_splits(folder: str | Path, *, seed: int = 0, test_fraction: float = 0.2) -> dict[str, LSTSet]:
+    """The puzzles of Ito et al. 2024 from a copy of the reference's `processed_data` folder.
+
+    - train / test: a seeded random split of the 9,000 generated puzzles (`REFERENCE_FILES`); the
+      reference draws its split in `lstnn/curricula.py`, which is not published, so ours is drawn
+      the same way (at random), not the same puzzles;
+    - apart: the human study's 108 puzzles (`STUDY_FILE`), if the folder has it.
+    """
+    folder = Path(folder)
+    missing = [f for f in REFERENCE_FILES if not (folder / f).exists()]
+    if missing:
+        raise FileNotFoundError(
+            f"{folder} lacks {', '.join(missing)}; download the reference's puzzle files from "
+            f"{REFERENCE_URL} and pass the folder that holds them"
+        )
+    if not 0 < test_fraction < 1:
+        raise ValueError(f"test_fraction={test_fraction} is out of range; use a number between 0 and 1")
+    parts = [read_csv(folder / f) for f in REFERENCE_FILES]
+    cells = torch.cat([p.cells for p in parts])
+    answers = torch.cat([p.tensors[1] for p in parts]) + 1
+    order = torch.randperm(len(cells), generator=torch.Generator().manual_seed(seed))
+    n_test = round(len(cells) * test_fraction)
+    test, train = order[:n_test], order[n_test:]
+    sets = {
+        "train": LSTSet(cells[train], answers[train], "train"),
+        "test": LSTSet(cells[test], answers[test], "test"),
+    }
+    if (folder / STUDY_FILE).exists():
+        sets["apart"] = read_study(folder / STUDY_FILE)
+        sets["apart"].name = "apart"
+    return sets
+
+
 def _checked(rows: list[tuple[str, str, str, str]], name: str) -> LSTSet:
     """(where, 16-digit puzzle, answer, text as written) rows -> LSTSet, each checked: well formed,
     forced, right."""
