@@ -123,7 +123,7 @@ print(f"size of a patch token entry (rms): {tokens.pow(2).mean().sqrt():.2f}")
 for sigma in ("0.1", "2.0"):
     table = ViT(setting.config(sigma)).pos.table
     print(f"σ = {sigma}: table {tuple(table.shape)}, rms {table.pow(2).mean().sqrt():.2f}")
-published = init_scale.SETTINGS["published"]
+published = init_scale.SETTINGS["paper"]
 print(f"reach (sum of the learning rates): published setting {published.reach:.2f} "
       f"(lr {published.lr}, {published.steps} steps); this lesson {setting.reach:.2f} (lr {setting.lr}, {setting.steps} steps)")
 assert abs(ViT(setting.config("2.0")).pos.table.std().item() - 2.0) < 0.1
@@ -163,7 +163,7 @@ assert all(r["moved_rms"] < setting.reach for _, r in live.values())  # no table
 # Five small runs cannot draw the whole curve. `python -m minivit.experiments.init_scale` runs every
 # σ in {0.1, 0.2, 0.5, 1.0, 1.5, 2.0} and the fixed 2-D sinusoid, three seeds each, and writes what
 # it measured to `assets/init_scale.json`, with the command, date and machine that produced it. On a
-# GPU, `--setting published` runs the paper's own size.
+# GPU, `--setting paper` runs the paper's own size.
 
 # %%
 sweep = recorded("init_scale.json")
@@ -239,7 +239,7 @@ assert wide_summary["2.0"]["train"] < 0.9  # ...but fits its training puzzles no
 # and σ = 2 trains instead of dying, but held-out accuracy stays near 0.89 (the paper: 0.97), and
 # σ = 2 still does not memorize: it is slow on its training puzzles as well as on new ones. The
 # paper's numbers come from 12,800 steps at its own learning rate (about 20 minutes a run here, 7
-# hours for the sweep); on a GPU, `--setting published` runs exactly that.
+# hours for the sweep); on a GPU, `--setting paper` runs exactly that.
 #
 # **How far did the tables move?** Each record keeps the root-mean-square change of its tables
 # (`moved_rms`). Far less than the reach: the gradient's sign changes from step to step, so Adam's

@@ -2,6 +2,8 @@ import matplotlib
 import pytest
 import torch
 
+from minivit.data import lst
+
 matplotlib.use("Agg")
 torch.set_num_threads(1)  # tiny models: one thread is fastest and immune to CPU contention
 
@@ -9,3 +11,33 @@ torch.set_num_threads(1)  # tiny models: one thread is fastest and immune to CPU
 @pytest.fixture(autouse=True)
 def _seed():
     torch.manual_seed(0)
+
+
+def _write_reference_folder(folder, per_grade=20, study=104):
+    """A small copy of the reference's processed_data: the three puzzle CSVs and LST_data.mat."""
+    from scipy.io import savemat
+
+    for grade, name in zip(lst.GRADES, lst.REFERENCE_FILES, strict=True):
+        s = lst.generate(per_grade, seed=len(grade), mix={grade: 1.0})
+        rows = [
+            f"{i},,{grade.title()},{p},{a}"
+            for i, (p, a) in enumerate(zip(s.strings(), (s.tensors[1] + 1).tolist(), strict=True))
+        ]
+        (folder / name).write_text("ID,LST_num,condition,puzzles,solutions\n" + "\n".join(rows) + "\n")
+    s = lst.generate(300, seed=7)
+    answers = (s.tensors[1] + 1).tolist()
+    # trials 99-101 hold puzzles whose answers are 1, 2, 3 but are stored wrong, as in the real file
+    picks = list(range(99)) + [answers.index(a, 99) for a in (1, 2, 3)] + list(range(99, 99 + study - 102))
+    cells = s.cells[picks].clone()
+    cells[cells == lst.QUERY] = 9
+    stored = [answers[i] for i in picks]
+    stored[99:102] = [4, 1, 2]
+    task = torch.cat([cells, torch.tensor(stored)[:, None]], 1).to(torch.uint8).numpy()
+    savemat(folder / lst.STUDY_FILE, {"taskData": task})
+    return s.cells[picks[:108]]
+
+
+@pytest.fixture
+def reference_folder():
+    """Writes a small copy of the reference's processed_data into a folder; returns the study's cells."""
+    return _write_reference_folder

@@ -13,8 +13,9 @@ def test_setting_builds_the_lst_model_with_sigma_or_the_sinusoid():
     assert config.position == "learned" and config.position_options["std"] == 0.5
     assert config.position_options["per_block"] and config.pool == "last" and not config.norm_first
     assert TINY.config("sincos2d").position == "sincos2d"
-    # warmup then cosine decay: about half of lr * steps
-    assert init_scale.SETTINGS["published"].reach == pytest.approx(1e-4 * 12800 / 2, rel=0.03)
+    # the reference's constant rate: lr * steps; warmup then cosine decay: about half of that
+    assert init_scale.SETTINGS["paper"].reach == pytest.approx(1e-4 * 12800)
+    assert init_scale.SETTINGS["wide"].reach == pytest.approx(3e-4 * 5000 / 2, rel=0.03)
     assert init_scale.encodings((0.1, 2.0)) == ["0.1", "2.0", "sincos2d"]
 
 
@@ -82,3 +83,20 @@ def test_recorded_reads_the_repository_assets_or_says_what_to_do(monkeypatch):
     monkeypatch.setattr(experiments.urllib.request, "urlopen", offline)
     with pytest.raises(FileNotFoundError, match="no recorded result 'nope.json'.*checkout of the repository"):
         experiments.recorded("nope.json")
+
+
+def test_main_trains_on_the_reference_puzzles_when_given_their_folder(
+    tmp_path, monkeypatch, reference_folder
+):
+    reference_folder(tmp_path)
+    monkeypatch.setitem(init_scale.SETTINGS, "tiny", TINY)
+    out = tmp_path / "sweep.json"
+    argv = ["--setting", "tiny", "--puzzles", str(tmp_path), "--seeds", "1", "--sigmas", "0.1"]
+    init_scale.main([*argv, "--quiet", "--threads", "1", "--out", str(out)])
+    result = json.loads(out.read_text())
+    assert result["puzzles"] == "reference" and result["setting"]["schedule"] == "constant"
+    run = result["runs"][0]
+    assert set(run["accuracy"]) == {"train", "test", "apart"}
+    # the human study's 104 puzzles (in this copy) are the kept-apart set, scored by grade
+    assert set(run["accuracy_by_grade"]) == {"test", "apart"}
+    assert run["accuracy"]["apart"] * 104 == pytest.approx(round(run["accuracy"]["apart"] * 104))

@@ -126,32 +126,8 @@ def test_read_csv_names_the_row_of_a_bad_puzzle(tmp_path, text, message):
         lst.read_csv(path)
 
 
-def write_reference_folder(folder, per_grade=20, study=104):
-    """A small copy of the reference's processed_data: the three puzzle CSVs and LST_data.mat."""
-    from scipy.io import savemat
-
-    for grade, name in zip(lst.GRADES, lst.REFERENCE_FILES, strict=True):
-        s = lst.generate(per_grade, seed=len(grade), mix={grade: 1.0})
-        rows = [
-            f"{i},,{grade.title()},{p},{a}"
-            for i, (p, a) in enumerate(zip(s.strings(), (s.tensors[1] + 1).tolist(), strict=True))
-        ]
-        (folder / name).write_text("ID,LST_num,condition,puzzles,solutions\n" + "\n".join(rows) + "\n")
-    s = lst.generate(300, seed=7)
-    answers = (s.tensors[1] + 1).tolist()
-    # trials 99-101 hold puzzles whose answers are 1, 2, 3 but are stored wrong, as in the real file
-    picks = list(range(99)) + [answers.index(a, 99) for a in (1, 2, 3)] + list(range(99, 99 + study - 102))
-    cells = s.cells[picks].clone()
-    cells[cells == lst.QUERY] = 9
-    stored = [answers[i] for i in picks]
-    stored[99:102] = [4, 1, 2]
-    task = torch.cat([cells, torch.tensor(stored)[:, None]], 1).to(torch.uint8).numpy()
-    savemat(folder / lst.STUDY_FILE, {"taskData": task})
-    return s.cells[picks[:108]]
-
-
-def test_reference_splits_reads_the_reference_folder(tmp_path):
-    study = write_reference_folder(tmp_path)
+def test_reference_splits_reads_the_reference_folder(tmp_path, reference_folder):
+    study = reference_folder(tmp_path)
     sets = lst.reference_splits(tmp_path, seed=3)
     assert len(sets["train"]) == 48 and len(sets["test"]) == 12  # 80 / 20 of 60 puzzles
     assert not set(sets["train"].strings()) & set(sets["test"].strings())
@@ -163,11 +139,44 @@ def test_reference_splits_reads_the_reference_folder(tmp_path):
     assert lst.reference_splits(tmp_path, seed=4)["test"].strings() != sets["test"].strings()
 
 
-def test_reference_splits_names_what_is_missing(tmp_path):
+def test_reference_splits_names_what_is_missing(tmp_path, reference_folder):
     with pytest.raises(
         FileNotFoundError, match=r"lacks generated_puzzle_data_binary_dist80.csv.*LSTNN_public"
     ):
         lst.reference_splits(tmp_path)
-    write_reference_folder(tmp_path)
+    reference_folder(tmp_path)
     (tmp_path / lst.STUDY_FILE).unlink()
     assert "apart" not in lst.reference_splits(tmp_path)
+
+
+def test_deduction_rounds_counts_the_cells_worked_out_before_the_query():
+    assert lst.deduction_rounds(puzzle("1235000000000000")).tolist() == [1]  # its row shows 1, 2, 3
+    # 3 ? . .  /  . . . .  /  . 4 2 .  /  . . 4 .: the query's row and column leave {1, 2}; the cell
+    # right of it can only be 1 (row 3, column 2 and 4), so round 1 fills it and round 2 the query
+    assert lst.deduction_rounds(puzzle("3500000004200040")).tolist() == [2]
+    assert lst.deduction_rounds(puzzle("3510000004200040")).tolist() == [1]
+    assert lst.deduction_rounds(puzzle("5000000000000000")).tolist() == [0]  # not forced at all
+    # the reference's three sample rows: one round each, a quaternary one included
+    cells = torch.tensor(
+        [[int(c) for c in p] for p in ("2000500234001000", "0300340102454032", "1020050120040000")]
+    )
+    assert lst.deduction_rounds(cells).tolist() == [1, 1, 1]
+
+
+def test_deduction_never_fills_a_query_the_rules_do_not_force():
+    g = torch.Generator().manual_seed(0)
+    cells = lst.latin_squares()[torch.randint(576, (4000,), generator=g)]
+    cells = torch.where(torch.rand(4000, 16, generator=g) < 0.5, cells, 0)  # show about half
+    cells[torch.arange(4000), torch.randint(16, (4000,), generator=g)] = lst.QUERY
+    deduced, forced = lst.deduction_rounds(cells) > 0, lst.forced(cells) > 0
+    assert deduced.any() and (~deduced & forced).any()  # both kinds occur
+    assert (forced[deduced]).all()
+
+
+def test_generate_can_keep_only_one_round_puzzles_like_the_references():
+    mixed = lst.generate(300, seed=2, mix={"quaternary": 1.0})
+    rounds = lst.deduction_rounds(mixed.cells)
+    assert (rounds >= 2).any()  # some generated quaternary puzzles need a cell worked out first
+    shallow = lst.generate(300, seed=2, max_rounds=1)
+    assert (lst.deduction_rounds(shallow.cells) == 1).all()
+    assert all(shallow.grades.count(g) == 100 for g in lst.GRADES)

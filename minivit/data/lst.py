@@ -11,7 +11,13 @@ consistent with what is shown). A puzzle's grade says how much of the grid the d
 
     binary      the query's row or its column alone shows the three other symbols
     ternary     neither alone, but its row and column together show the three other symbols
-    quaternary  neither: the deduction needs other cells to be worked out first
+    quaternary  neither: the deduction needs cells outside the query's row and column
+
+How deep the deduction goes is a second measure (`deduction_rounds`): in one round, every blank cell
+whose symbol follows directly from the shown cells is filled (a naked or a hidden single). Every
+puzzle of Ito et al.'s files, and of the human study, is solved in one round; a generated
+quaternary puzzle may need two or three (a cell worked out first, then the query), unless
+`generate(..., max_rounds=1)` asks for puzzles like theirs.
 
 Written as 16-digit strings in raster order: 0 blank, 1-4 a symbol, 5 the query.
 """
@@ -87,6 +93,34 @@ def forced(cells: Tensor) -> Tensor:
     q = (cells == QUERY).long().argmax(1)  # (P,)
     at_q = counts[torch.arange(len(cells)), q] > 0  # (P, 4): symbols some consistent square puts there
     return torch.where(at_q.sum(1) == 1, at_q.long().argmax(1) + 1, 0)
+
+
+def deduction_rounds(cells: Tensor, most: int = 8) -> Tensor:
+    """How many rounds of one-step deductions it takes to fill each puzzle's query: [P], 0 where
+    `most` rounds do not (the query is then forced only through case analysis, or not at all).
+
+    A round fills, all at once, every blank cell that is a *naked single* (its row and column
+    together show the three other symbols) or a *hidden single* (the only cell of its row or of its
+    column where some symbol can still go). One round solves every binary and ternary puzzle; a
+    quaternary puzzle may need more, when a cell must be worked out before the query.
+    """
+    p = len(cells)
+    values = torch.where((cells >= 1) & (cells <= 4), cells, 0).view(p, 4, 4)
+    q = (cells == QUERY).long().argmax(1)
+    rounds = torch.zeros(p, dtype=torch.long)
+    for r in range(1, most + 1):
+        shown = F.one_hot(values, 5)[..., 1:].bool()  # (P, 4, 4, 4): symbol s at (row, col)
+        free = (values == 0)[..., None] & ~shown.any(2, keepdim=True) & ~shown.any(1, keepdim=True)
+        naked = free.sum(-1) == 1  # (P, 4, 4)
+        hidden = free & ((free.sum(2, keepdim=True) == 1) | (free.sum(1, keepdim=True) == 1))
+        fill = torch.where(naked, free.float().argmax(-1) + 1, 0)
+        fill = torch.where((fill == 0) & hidden.any(-1), hidden.float().argmax(-1) + 1, fill)
+        values = torch.where(values == 0, fill, values)
+        solved = values.view(p, 16)[torch.arange(p), q] > 0
+        rounds = torch.where((rounds == 0) & solved, r, rounds)
+        if not (fill > 0).any():
+            break
+    return rounds
 
 
 def grades(cells: Tensor) -> list[str | None]:
@@ -294,12 +328,16 @@ def generate(
     squares: Sequence[int] | Tensor | None = None,
     mix: dict[str, float] | None = None,
     exclude: Iterable[str] = (),
+    max_rounds: int | None = None,
 ) -> LSTSet:
     """`n` distinct puzzles from the given squares (indices into `latin_squares()`; default all).
 
     Args:
         mix: fraction of each grade (default: a third each).
         exclude: puzzle strings that must not be generated (e.g. a training set's).
+        max_rounds: keep only puzzles whose query `deduction_rounds` fills within this many rounds
+            (1: as in Ito et al.'s puzzle files, where every query follows from the shown cells in
+            one round); None keeps every forced puzzle.
     """
     mix = mix or {g: 1 / 3 for g in GRADES}
     unknown = set(mix) - set(GRADES)
@@ -318,9 +356,13 @@ def generate(
         q = torch.randint(16, (batch,), generator=g)
         removals = torch.randint(3, 16, (batch,), generator=g)
         cells = _hide(values, q, removals, g)
-        for row, grade in zip(cells.tolist(), grades(cells), strict=True):
+        rounds = deduction_rounds(cells)
+        within = (
+            (rounds > 0) & (rounds <= max_rounds) if max_rounds else torch.ones(len(cells), dtype=torch.bool)
+        )
+        for row, grade, ok in zip(cells.tolist(), grades(cells), within.tolist(), strict=True):
             key = "".join(map(str, row))
-            if grade and key not in seen and len(picked[grade]) < quota[grade]:
+            if grade and ok and key not in seen and len(picked[grade]) < quota[grade]:
                 seen.add(key)
                 picked[grade].append(row)
     else:
@@ -359,6 +401,7 @@ def splits(
     seed: int = 0,
     apart_squares: float = 0.2,
     min_distance: float = 0.3,
+    max_rounds: int | None = None,
 ) -> dict[str, LSTSet]:
     """Train, held-out and kept-apart puzzle sets.
 
@@ -366,13 +409,15 @@ def splits(
     - test: other puzzles from the same squares (never one of the training puzzles);
     - apart: puzzles from the squares never used in training, each at Jaccard distance at least
       `min_distance` from every training puzzle (over shown (cell, symbol) pairs and the query).
+
+    `max_rounds` is passed to `generate` for all three (1: puzzles like Ito et al.'s).
     """
     order = torch.randperm(576, generator=torch.Generator().manual_seed(seed))
     k = round(576 * apart_squares)
     apart_sq, train_sq = order[:k], order[k:]
-    train = generate(n_train, seed=seed, squares=train_sq)
-    test = generate(n_test, seed=seed + 1, squares=train_sq, exclude=train.strings())
-    candidates = generate(4 * n_apart, seed=seed + 2, squares=apart_sq)
+    train = generate(n_train, seed=seed, squares=train_sq, max_rounds=max_rounds)
+    test = generate(n_test, seed=seed + 1, squares=train_sq, exclude=train.strings(), max_rounds=max_rounds)
+    candidates = generate(4 * n_apart, seed=seed + 2, squares=apart_sq, max_rounds=max_rounds)
     far = min_jaccard_distance(candidates.cells, train.cells) >= min_distance
     cells = candidates.cells[far]
     # keep the grade mix: take the first far puzzles of each grade in proportion
