@@ -32,7 +32,9 @@
 # - our recorded σ sweep next to the published one, and where they differ;
 # - how to measure whether a table learned the grid (Procrustes alignment), and how attention that
 #   matches the 2-D sinusoid model goes with generalization;
-# - Adam against SGD at small σ.
+# - Adam against SGD at small σ;
+# - how the reference code showed why our numbers fell short of the paper's, and the run on its own
+#   puzzles that matches them.
 #
 # The live part trains five small models: about two minutes on a laptop CPU.
 
@@ -206,7 +208,8 @@ assert summary["0.5"]["apart"] > max(summary["0.1"]["apart"], summary["0.2"]["ap
 # **Where we differ, and by how much.**
 # - Our accuracies are lower: held-out 0.75–0.89 against the paper's 0.97–0.99, kept apart
 #   0.73–0.90 against 0.93–0.98. Our model is 5× narrower and trains 4× fewer steps, and it does not
-#   reach 100% on its training puzzles (0.84–0.97), which the paper's models all do.
+#   reach 100% on its training puzzles (0.84–0.97), which the paper's models all do. Most of the gap
+#   turns out to be the puzzles themselves (see *Is it the puzzles?* below).
 # - Large σ fails differently. In the paper a σ = 2 model fits its training puzzles perfectly and
 #   fails on the kept-apart ones: it memorizes. Ours, at a 30× larger learning rate, do not train at
 #   all: the loss stays at ln 4 ≈ 1.386, the answer is a constant, in every run with σ ≥ 1.5 and in
@@ -236,10 +239,81 @@ assert wide_summary["2.0"]["train"] < 0.9  # ...but fits its training puzzles no
 
 # %% [markdown]
 # Width closes one gap and not the other. At the paper's width σ = 0.1 fits every training puzzle,
-# and σ = 2 trains instead of dying, but held-out accuracy stays near 0.89 (the paper: 0.97), and
-# σ = 2 still does not memorize: it is slow on its training puzzles as well as on new ones. The
-# paper's numbers come from 12,800 steps at its own learning rate (about 20 minutes a run here, 7
-# hours for the sweep); on a GPU, `--setting paper` runs exactly that.
+# and σ = 2 trains instead of dying, but held-out accuracy stays near 0.89 (the paper: 0.97).
+# Training longer does not close it either: the paper's full length (12,800 steps, on a GPU) gives
+# the same 0.87–0.89 for every σ. So something else differs. The reference code is public
+# ([LSTNN_public](https://github.com/ljhearne/LSTNN_public)); here is what it does, next to what
+# `--setting paper` does:
+#
+# | | reference (file, line) | minivit `--setting paper` |
+# |---|---|---|
+# | input tokens | one-hot over 1–4 and ?, a blank cell all zeros (`dataset.py` 242–248) | one-hot over blank, 1–4, ? (the same once embedded, with a bias) |
+# | embedding, readout | `Linear(5, 160)` with bias; the last token, cell 15 (`transformer_main.py` 231, 305) | 1×1 patch embedding with bias; `pool="last"` |
+# | position table | one per block, 16 × 160, `randn · σ`, added to the residual stream before attention, trained at the others' rate (`learnable_pe.py` 15, `transformer_main.py` 415) | `per_block=True`, N(0, σ²), the same place and rate |
+# | blocks | 4 post-LN blocks, 1 head, width 160, dropout 0 (419–422) | the same |
+# | MLP, other weights | Linear–GELU–Linear–**GELU**; PyTorch's default init | no last GELU; truncated normal, std 0.02 (kept: they do not matter, below) |
+# | optimizer, schedule | AdamW, lr 1e-4, betas (0.9, 0.999), no weight decay, **constant**, no warmup (`run_transformer.py` 146) | the same (`schedule="constant"`) |
+# | batch, length, loss | 128, reshuffled each epoch; 4,000 epochs, held-out flat from epoch 200; cross-entropy | 128; 12,800 steps (≈ 230 epochs); cross-entropy |
+# | puzzles | 3,000 per grade, each ≥ 0.8 Jaccard from the 108 puzzles of the human study; held-out: a random part; kept apart: the human study's 108 | generated (`max_rounds=1`, below), or the reference's own files with `--puzzles` |
+#
+# The schedule differed (we decayed the rate, the reference keeps it constant), and the two marked
+# details differ still. Which of them matters? The test is to train our model, with the reference's
+# recipe, on the reference's own puzzle files: `lst.reference_splits` reads them (a seeded 80/20
+# split of the 9,000 generated puzzles; the human study's 108 kept apart), and
+# `--setting paper-cpu` is the recipe at 3× the learning rate for 2,000 steps, about 6 minutes a run
+# on 2 CPU cores. Recorded, 3 seeds:
+
+# %%
+ref = recorded("init_scale_reference.json")
+print(ref["provenance"]["command"], ref["setting"], f"puzzles: {ref['puzzles']}", sep="\n")
+ref_summary = ref["summary"]
+print("              held-out         kept apart (human study)   train")
+print("              ours    paper    ours            paper")
+for enc in ref_summary:
+    s, (p_test, p_apart) = ref_summary[enc], init_scale.PUBLISHED[enc]
+    print(f"{init_scale.label(enc):>13}  {s['test']:.3f}   {p_test:.3f}    {s['apart']:.3f} ± {s['apart_std']:.3f}   {p_apart:.3f}     {s['train']:.3f}")
+assert ref["puzzles"] == "reference" and ref["setting"]["schedule"] == "constant" and ref_summary["0.1"]["seeds"] == 3
+assert abs(ref_summary["0.1"]["test"] - init_scale.PUBLISHED["0.1"][0]) < 0.03  # held-out: the paper's, within 0.03
+spread = max(ref_summary[e]["apart_std"] for e in ("0.1", "2.0"))
+assert ref_summary["0.1"]["apart"] - ref_summary["2.0"]["apart"] > 3 * spread  # small σ wins on the human study's puzzles
+assert max(r["accuracy"]["train"] for r in ref["runs"] if r["encoding"] == "2.0") < 0.5  # σ = 2 has not fit, at this budget
+viz.init_scale_sweep(ref_summary, init_scale.PUBLISHED, ref["runs"])
+
+# %% [markdown]
+# On the reference's puzzles, our model *is* the paper's at small σ: held-out accuracy within 0.03
+# of the published 0.970 at σ = 0.1, and the human study's puzzles solved as well. So neither the
+# last GELU nor the weight init was the gap. The puzzles were. Two things this CPU-sized run does
+# not show: σ = 2 has not yet fit its training puzzles (it is at 0.37 on them, where the paper's
+# memorize them after 200 epochs), and the 2-D sinusoid is slow to start on two seeds of three; both
+# need the full length (`--setting paper`, on a GPU).
+#
+# **What was different about ours?** A puzzle's grade says which cells the deduction looks at; it
+# does not say how deep it goes. `lst.deduction_rounds` counts rounds: in one round every blank cell
+# whose symbol follows directly from the shown cells is filled (a naked or a hidden single). Every
+# one of the reference's 9,000 puzzles, and of the human study's 108, is solved in one round
+# (`lst.deduction_rounds(lst.reference_splits(folder)["train"].cells)` on its files). Our generator
+# also made quaternary puzzles that need a cell worked out first (the shares depend on the drawn
+# puzzles, so they vary a little with `MINIVIT_SEED`):
+
+# %% tags=["nbval-ignore-output"]
+for name, ds in data.items():
+    rounds = lst.deduction_rounds(ds.cells)
+    by_grade = {g: rounds[[x == g for x in ds.grades]] for g in lst.GRADES}
+    print(f"{name:>5}: " + ", ".join(f"{g} {(r >= 2).float().mean():.0%} need 2+ rounds" for g, r in by_grade.items()))
+    assert all((by_grade[g] == 1).all() for g in ("binary", "ternary"))  # always one round
+    assert (by_grade["quaternary"] >= 2).float().mean() > 0.2  # a sizeable share of deeper ones
+wide_grades = wide_runs["0.1"]["accuracy_apart_by_grade"]
+print("the wide σ = 0.1 run, kept-apart accuracy by grade:", {g: round(a, 2) for g, a in wide_grades.items()})
+assert wide_grades["quaternary"] < wide_grades["ternary"] - 0.2  # the quaternary puzzles are where it fails
+
+# %% [markdown]
+# Those deeper puzzles are where our models lost their accuracy: the wide run is perfect on binary
+# and ternary puzzles and at about two thirds on quaternary ones. `generate(..., max_rounds=1)` now
+# leaves them out, and `--setting paper` uses it. That may not be the whole difference: run
+# `--setting paper-cpu` without `--puzzles` and compare its training accuracy with the recorded
+# runs above. Until our generated puzzles match the reference's there, `--puzzles` with the
+# reference's files is how to reproduce the paper. The CPU sweeps above were recorded on puzzles of
+# any depth and are kept as they are: they still show σ's effect.
 #
 # **How far did the tables move?** Each record keeps the root-mean-square change of its tables
 # (`moved_rms`). Far less than the reach: the gradient's sign changes from step to step, so Adam's
@@ -343,6 +417,9 @@ assert sgd_record["moved_rms"] < 0.2 * 0.1
 # - σ is small or large next to the reach of training, about the sum of Adam's learning rates.
 # - Procrustes alignment and the similarity–distance correlation measure how much of the grid a
 #   table holds; attention agreement with the 2-D sinusoid model goes with generalization.
+# - Reproducing a paper means reading its code: trained with the reference's recipe on the
+#   reference's puzzles, our model matches the published held-out accuracy; the gap we had came from
+#   puzzles that needed deeper deduction than any of theirs.
 #
 # ## Exercises
 #
