@@ -15,7 +15,7 @@ from torch.utils.data import TensorDataset
 from minivit import ViT, ViTConfig
 from minivit.cli import main
 from minivit.data import load_task
-from minivit.data.lst import parse_puzzles
+from minivit.data.lst import generate, parse_puzzles
 from minivit.evaluate import evaluate_resolutions
 from minivit.posenc import resample
 from minivit.train import CHECKPOINT, fit, load_checkpoint
@@ -306,6 +306,11 @@ API_CASES = [
     ),
     ("puzzle-answer-12", lambda: parse_puzzles("1234341221434321 12"), r"line 1: .* is not '<16 digits"),
     ("puzzle-no-query", lambda: parse_puzzles("1234341221434321 1"), r"exactly one query \(5\)"),
+    (
+        "generate-max-rounds-0",
+        lambda: generate(3, max_rounds=0),
+        r"max_rounds=0 is below 1; use an integer >= 1",
+    ),
     ("puzzle-none", lambda: parse_puzzles("# only a comment\n"), r"no puzzles found"),
     (
         "puzzle-wrong-answer",

@@ -35,6 +35,8 @@ import torch.nn.functional as F
 from torch import Tensor
 from torch.utils.data import TensorDataset
 
+from minivit.config import check_whole
+
 BLANK, QUERY = 0, 5
 GRADES = ("binary", "ternary", "quaternary")
 
@@ -339,6 +341,8 @@ def generate(
             (1: as in Ito et al.'s puzzle files, where every query follows from the shown cells in
             one round); None keeps every forced puzzle.
     """
+    if max_rounds is not None:
+        check_whole("max_rounds", max_rounds, 1)
     mix = mix or {g: 1 / 3 for g in GRADES}
     unknown = set(mix) - set(GRADES)
     if unknown:
@@ -356,10 +360,11 @@ def generate(
         q = torch.randint(16, (batch,), generator=g)
         removals = torch.randint(3, 16, (batch,), generator=g)
         cells = _hide(values, q, removals, g)
-        rounds = deduction_rounds(cells)
-        within = (
-            (rounds > 0) & (rounds <= max_rounds) if max_rounds else torch.ones(len(cells), dtype=torch.bool)
-        )
+        if max_rounds is None:  # count rounds only when they are asked for
+            within = torch.ones(len(cells), dtype=torch.bool)
+        else:
+            rounds = deduction_rounds(cells)
+            within = (rounds > 0) & (rounds <= max_rounds)
         for row, grade, ok in zip(cells.tolist(), grades(cells), within.tolist(), strict=True):
             key = "".join(map(str, row))
             if grade and ok and key not in seen and len(picked[grade]) < quota[grade]:
