@@ -239,9 +239,8 @@ assert wide_summary["2.0"]["train"] < 0.9  # ...but fits its training puzzles no
 
 # %% [markdown]
 # Width closes one gap and not the other. At the paper's width σ = 0.1 fits every training puzzle,
-# and σ = 2 trains instead of dying, but held-out accuracy stays near 0.89 (the paper: 0.97).
-# Training longer does not close it either: the paper's full length (12,800 steps, on a GPU) gives
-# the same 0.87–0.89 for every σ. So something else differs. The reference code is public
+# and σ = 2 trains instead of dying, but held-out accuracy stays near 0.89 (the paper: 0.97), with
+# the training puzzles already fitted. So something else differs. The reference code is public
 # ([LSTNN_public](https://github.com/ljhearne/LSTNN_public)); here is what it does, next to what
 # `--setting paper` does:
 #
