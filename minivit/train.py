@@ -13,6 +13,10 @@ With `out=`, a run keeps a checkpoint (config, model, optimizer, step, batch ord
 state) written atomically every `checkpoint_every` steps and at the end; `resume=True` continues
 from it and ends with the same weights as a run that was never interrupted (bitwise on a CPU).
 A loss that becomes NaN or inf stops the run and leaves the last good checkpoint in place.
+
+A step never waits for the device: the batch order lives on it, and the loss and accuracy of each
+step stay there until they are read, all at once, every `sync_every` steps (and at evaluations,
+checkpoints and the end), so a GPU runs ahead of Python instead of idling between small steps.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from typing import Any, BinaryIO
 import numpy as np
 import torch
 import torch.nn.functional as F
-from torch import nn
+from torch import Tensor, nn
 from torch.utils.data import TensorDataset
 from tqdm.auto import tqdm
 
@@ -42,6 +46,7 @@ OPTIMIZERS = ("adamw", "sgd")
 SCHEDULES = ("cosine", "constant")
 RESUME_KEYS = ("optimizer", "settings", "step", "cursor", "order", "rng", "history")
 PRECISIONS = ("auto", "bf16", "fp16", "fp32")
+COMPILE = (False, True, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 
 
 def pick_device(device: str | torch.device | None = None) -> torch.device:
@@ -253,11 +258,16 @@ def check_fit_options(
     optimizer: str = "adamw",
     position_lr_scale: float = 1.0,
     precision: str = "auto",
+    compile: bool | str = False,
     eval_every: int | None = None,
+    sync_every: int = 1,
     checkpoint_every: int | None = None,
-) -> None:
+    seed: int = 0,
+    augment: Augment | None = None,
+) -> _Settings:
     """Raise a ValueError that names the first of `fit`'s options out of range and what it takes
-    (`minivit train` calls it before it writes anything)."""
+    (`minivit train` calls it before it writes anything); return the settings a resumed run must
+    share."""
     check_whole("steps", steps, 1)
     check_whole("batch_size", batch_size, 1)
     check_number("lr", lr, low=0, low_ok=False)
@@ -274,9 +284,28 @@ def check_fit_options(
     check_number("position_lr_scale", position_lr_scale, low=0, low_ok=False)
     if precision not in PRECISIONS:
         raise ValueError(f"unknown precision {precision!r}; known: {', '.join(PRECISIONS)}")
+    if compile not in COMPILE:
+        raise ValueError(f"unknown compile {compile!r}; known: {', '.join(map(repr, COMPILE))}")
+    check_whole("sync_every", sync_every, 1)
     for name, every in (("eval_every", eval_every), ("checkpoint_every", checkpoint_every)):
         if every is not None:
             check_whole(name, every, 1)
+    warmup = default_warmup(steps) if warmup is None else warmup
+    augmented = repr(augment) if augment else ""
+    return _Settings(
+        steps,
+        batch_size,
+        lr,
+        weight_decay,
+        warmup,
+        label_smoothing,
+        grad_clip,
+        seed,
+        optimizer,
+        position_lr_scale,
+        augmented,
+        schedule,
+    )
 
 
 def check_train_set(train: TensorDataset, num_classes: int | None = None) -> None:
@@ -315,9 +344,10 @@ def fit(
     position_lr_scale: float = 1.0,
     augment: Augment | None = None,
     precision: str = "auto",
-    compile: bool = False,
+    compile: bool | str = False,
     eval_data: TensorDataset | None = None,
     eval_every: int | None = None,
+    sync_every: int = 25,
     seed: int = 0,
     device: str | torch.device | None = None,
     progress: bool = True,
@@ -327,11 +357,11 @@ def fit(
     resume: bool = False,
     callback: Callable[[int, nn.Module, History], None] | None = None,
 ) -> History:
-    """Train `model` on `train` (a TensorDataset of images and labels) for `steps` steps.
+    """Train `model` on `train` (a TensorDataset of images and labels) for `steps` steps; return
+    the History of the run.
 
     Args:
-        warmup: warmup steps (default: 5% of `steps`).
-        schedule: after the warmup, "cosine" decay to 0 or a "constant" learning rate.
+        warmup, schedule: warmup steps (default: 5% of `steps`), then "cosine" decay to 0 or "constant".
         optimizer: "adamw", or "sgd" (momentum 0.9, weight decay as an L2 term; same lr schedule).
         position_lr_scale: the position encoding's parameters (`model.pos`) train at this multiple
             of the learning rate.
@@ -339,21 +369,23 @@ def fit(
             erasing); the loss then uses the mixed targets.
         precision: "auto" (bf16 on a GPU that has it, fp16 with loss scaling on one that does not,
             fp32 on a CPU), or "bf16", "fp16", "fp32" anywhere.
-        compile: run the model through `torch.compile` (worth it on a GPU for long runs; the first
-            steps then take a while to compile).
+        compile: `torch.compile` the model (True, or a mode: "reduce-overhead" replays each step as
+            a CUDA graph, worth it for small models on a GPU); the first steps then take a while.
         eval_data: evaluated every `eval_every` steps (default: 10 times per run) and at the end.
+        sync_every: loss and accuracy stay on the device and are read (one wait for the device)
+            every `sync_every` steps, when the history, the progress bar and the NaN check catch up;
+            with a callback, every step.
         seed: seeds the batch order and every random choice in training.
         device: default cuda, then mps, then cpu (under torchrun: the process's own GPU).
         out: a folder for the checkpoint (`out/checkpoint.pt`), written every `checkpoint_every`
             steps (default: 10 times per run) and at the end.
         resume: continue from the checkpoint in `out` if there is one.
         callback: called as callback(step, model, history) after every step (step = steps done).
-    Returns:
-        the History of the run.
     Raises:
-        TrainingDiverged: the loss became NaN or inf (the last good checkpoint is kept).
+        TrainingDiverged: the loss became NaN or inf (seen within `sync_every` steps; the last good
+            checkpoint is kept).
     """
-    check_fit_options(
+    settings = check_fit_options(
         steps=steps,
         batch_size=batch_size,
         lr=lr,
@@ -365,52 +397,229 @@ def fit(
         optimizer=optimizer,
         position_lr_scale=position_lr_scale,
         precision=precision,
+        compile=compile,
         eval_every=eval_every,
+        sync_every=sync_every,
         checkpoint_every=checkpoint_every,
+        seed=seed,
+        augment=augment,
     )
-    config_classes = int(getattr(getattr(model, "config", None), "num_classes", 0)) or None
-    check_train_set(train, config_classes)
-    device = pick_device(device)
-    rank, world = _world()
-    if batch_size % world:
-        raise ValueError(
-            f"batch size {batch_size} does not split over {world} processes; "
-            f"use a multiple of {world} (e.g. {batch_size - batch_size % world or world})"
+    run = _Run(model, train, settings, augment, device, precision, compile, out)
+    if resume:
+        run.resume()
+    every = max(1, steps // 10)
+    return run.train(
+        eval_data, eval_every or every, sync_every, checkpoint_every or every, callback, progress, desc
+    )
+
+
+class _Run:
+    """One training run: the model, its step, the batch order, the history and where it is saved."""
+
+    def __init__(
+        self,
+        model: nn.Module,
+        train: TensorDataset,
+        settings: _Settings,
+        augment: Augment | None,
+        device: str | torch.device | None,
+        precision: str,
+        compile: bool | str,
+        out: str | Path | None,
+    ):
+        classes = int(getattr(getattr(model, "config", None), "num_classes", 0)) or None
+        check_train_set(train, classes)
+        self.device = device = pick_device(device)
+        self.rank, world = _world()
+        if settings.batch_size % world:
+            raise ValueError(
+                f"batch size {settings.batch_size} does not split over {world} processes; use a multiple "
+                f"of {world} (e.g. {settings.batch_size - settings.batch_size % world or world})"
+            )
+        self.model, self.settings, self.augment = model.to(device).train(), settings, augment
+        self.images, self.labels = (t.to(device) for t in train.tensors[:2])
+        self.classes = classes or int(self.labels.max()) + 1
+        self.path = Path(out) / CHECKPOINT if out is not None else None
+        self.step = _Step(model, settings, device, precision, compile, world)
+        torch.manual_seed(settings.seed)
+        self.batches = _Batches(
+            len(self.images), settings.batch_size, settings.seed, device, self.rank, world
         )
-    model.to(device).train()
-    images, labels = (t.to(device) for t in train.tensors[:2])
-    num_classes = config_classes or int(labels.max()) + 1
-    dtype = autocast_dtype(device, precision)
-    settings = _Settings(
-        steps,
-        batch_size,
-        lr,
-        weight_decay,
-        default_warmup(steps) if warmup is None else warmup,
-        label_smoothing,
-        grad_clip,
-        seed,
-        optimizer,
-        position_lr_scale,
-        repr(augment) if augment else "",
-        schedule,
-    )
-    eval_every = eval_every or max(1, steps // 10)
-    checkpoint_every = checkpoint_every or max(1, steps // 10)
+        self.augment_rng = torch.Generator(device=device)
+        self.history, self.start = History(), 0
+        hint = (
+            f"lower the learning rate (lr={settings.lr}) or clip gradients (grad_clip={settings.grad_clip})"
+        )
+        self.meter = _Meter(self.history, world, self.path, hint)
+
+    def batch(self, step: int) -> tuple[Tensor, Tensor, Tensor]:
+        """Images, targets (mixed by augmentation, if any) and labels of the step's batch."""
+        idx = self.batches.next()
+        x, y = self.images[idx], self.labels[idx]
+        if not self.augment:
+            return x, y, y
+        # reseeded every step, so a resumed run (and each process) draws what it would have
+        self.augment_rng.manual_seed(
+            ((self.settings.seed * 1_000_003 + self.rank) * 1_000_003 + step) % 2**63
+        )
+        x, target = self.augment(x, y, self.classes, self.augment_rng)
+        return x, target, target.argmax(-1)
+
+    def train(
+        self,
+        eval_data: TensorDataset | None,
+        eval_every: int,
+        sync_every: int,
+        checkpoint_every: int,
+        callback: Callable[[int, nn.Module, History], None] | None,
+        progress: bool,
+        desc: str | None,
+    ) -> History:
+        steps, history = self.settings.steps, self.history
+        bar = _progress(self.start, steps, desc, enabled=progress and self.rank == 0)
+        try:
+            for step in range(self.start, steps):
+                self.meter.add(step, *self.step(step, *self.batch(step)))
+                done = step + 1
+                evaluating = eval_data is not None and (done % eval_every == 0 or done == steps)
+                saving = self.path is not None and (done % checkpoint_every == 0 or done == steps)
+                if callback or evaluating or saving or done % sync_every == 0 or done == steps:
+                    self.meter.flush()
+                    bar.update(done - bar.n)
+                    bar.set_postfix(self.meter.summary(), refresh=False)
+                if evaluating:
+                    history.eval_step.append(done)
+                    history.eval_accuracy.append(evaluate(self.model, eval_data))
+                if callback is not None:
+                    callback(done, self.model, history)
+                if saving:
+                    self.save(done)
+        finally:
+            bar.close()
+        return history
+
+    def save(self, step: int) -> None:
+        """Check the weights, then write everything a resumed run needs to end bit-for-bit where
+        this one would have (one writer; every process resumes from the same file)."""
+        model, opt, scaler = self.model, self.step.opt, self.step.scaler
+        if not all(torch.isfinite(p).all() for p in model.parameters()):
+            raise TrainingDiverged(
+                f"weights became NaN or inf at step {step}; "
+                f"{_kept(self.path)}lower the learning rate (lr={self.settings.lr}) or clip gradients"
+            )
+        if self.rank != 0:
+            return
+        state = {
+            "format": CHECKPOINT_FORMAT,
+            "config": model.config.to_dict() if hasattr(model, "config") else None,
+            "model": model.state_dict(),
+            "optimizer": opt.state_dict(),
+            "scaler": scaler.state_dict() if scaler.is_enabled() else None,
+            "settings": asdict(self.settings),
+            "step": step,
+            "cursor": self.batches.cursor,
+            "order": self.batches.order.cpu(),
+            "rng": {
+                "batches": self.batches.generator.get_state(),
+                "torch": torch.get_rng_state(),
+                "cuda": torch.cuda.get_rng_state() if self.device.type == "cuda" else None,
+            },
+            "history": asdict(self.history),
+        }
+        save_checkpoint(state, self.path)
+
+    def resume(self) -> None:
+        """Continue from the checkpoint in `out`, if there is one, after checking it was trained
+        with the same settings."""
+        path, device = self.path, self.device
+        if path is None or not path.exists():
+            return
+        state = load_checkpoint(path, self.model)
+        lacking = sorted(set(RESUME_KEYS) - set(state))
+        if lacking:
+            raise ValueError(
+                f"cannot resume {path}: it holds no {', '.join(lacking)} (weights only?); use a new --out"
+            )
+        saved, now = asdict(_Settings(**state["settings"])), asdict(self.settings)
+        if saved != now:
+            diff = ", ".join(f"{k}: {v!r} then, {now[k]!r} now" for k, v in saved.items() if now[k] != v)
+            raise ValueError(
+                f"cannot resume {path}: it was trained with other settings ({diff}); "
+                "pass the same settings, or a new --out folder"
+            )
+        self.step.opt.load_state_dict(state["optimizer"])
+        if state.get("scaler"):
+            self.step.scaler.load_state_dict(state["scaler"])
+        self.batches.cursor, self.batches.order = state["cursor"], state["order"].to(device)
+        self.batches.generator.set_state(state["rng"]["batches"])
+        torch.set_rng_state(state["rng"]["torch"])
+        if device.type == "cuda" and state["rng"].get("cuda") is not None:
+            torch.cuda.set_rng_state(state["rng"]["cuda"])
+        self.start = state["step"]
+        self.history = History(**state["history"])
+        self.meter.history = self.history
+
+
+class _Step:
+    """One optimizer step: forward (under autocast), loss, backward (with loss scaling for fp16),
+    clipping, update. Returns the loss and the batch accuracy as tensors on the device (no wait)."""
+
+    def __init__(
+        self,
+        model: nn.Module,
+        settings: _Settings,
+        device: torch.device,
+        precision: str,
+        compile: bool | str,
+        world: int,
+    ):
+        self.model, self.settings = model, settings
+        self.opt = _optimizer(model, settings)
+        dtype = autocast_dtype(device, precision)
+        self.autocast = torch.autocast(device.type, dtype=dtype or torch.float32, enabled=dtype is not None)
+        self.scaler = torch.amp.GradScaler(device.type, enabled=dtype == torch.float16)
+        self.net = _wrap(model, device, world, compile)
+        self.graphs = compile == "reduce-overhead" and device.type == "cuda"
+
+    def __call__(self, step: int, x: Tensor, target: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+        s = self.settings
+        rate = lr_at(step, steps=s.steps, lr=s.lr, warmup=s.warmup, schedule=s.schedule)
+        for group in self.opt.param_groups:
+            group["lr"] = rate * group.get("lr_scale", 1.0)
+        if self.graphs:
+            torch.compiler.cudagraph_mark_step_begin()
+        with self.autocast:
+            logits = self.net(x)
+            loss = F.cross_entropy(logits.float(), target, label_smoothing=s.label_smoothing)
+        correct = (logits.argmax(-1) == y).float().mean()
+        self.opt.zero_grad(set_to_none=True)
+        self.scaler.scale(loss).backward()
+        if s.grad_clip:
+            self.scaler.unscale_(self.opt)
+            nn.utils.clip_grad_norm_(self.model.parameters(), s.grad_clip)
+        self.scaler.step(self.opt)  # with fp16 loss scaling: one wait, to skip steps with inf gradients
+        self.scaler.update()
+        return loss.detach(), correct
+
+
+def _optimizer(model: nn.Module, s: _Settings) -> torch.optim.Optimizer:
+    """AdamW (or SGD with momentum) over the model's parameter groups, the position encoding's in
+    groups of their own when its learning rate is scaled."""
     groups = (
-        model.parameter_groups(weight_decay)
+        model.parameter_groups(s.weight_decay)
         if hasattr(model, "parameter_groups")
         else [{"params": [p for p in model.parameters() if p.requires_grad]}]
     )
-    if position_lr_scale != 1.0:
-        groups = _split_position(model, groups, position_lr_scale)
-    opt = (
-        torch.optim.AdamW(groups, lr=lr, weight_decay=weight_decay)
-        if optimizer == "adamw"
-        else torch.optim.SGD(groups, lr=lr, momentum=0.9, weight_decay=weight_decay)
-    )
-    autocast = torch.autocast(device.type, dtype=dtype or torch.float32, enabled=dtype is not None)
-    scaler = torch.amp.GradScaler(device.type, enabled=dtype == torch.float16)
+    if s.position_lr_scale != 1.0:
+        groups = _split_position(model, groups, s.position_lr_scale)
+    if s.optimizer == "adamw":
+        return torch.optim.AdamW(groups, lr=s.lr, weight_decay=s.weight_decay)
+    return torch.optim.SGD(groups, lr=s.lr, momentum=0.9, weight_decay=s.weight_decay)
+
+
+def _wrap(model: nn.Module, device: torch.device, world: int, compile: bool | str) -> nn.Module:
+    """The model as the step calls it: under DistributedDataParallel with several processes, through
+    `torch.compile` on request."""
     net = model
     if world > 1:
         from torch.nn.parallel import DistributedDataParallel
@@ -422,138 +631,85 @@ def fit(
         )
         net = DistributedDataParallel(model, device_ids=ids)
     if compile:
-        net = torch.compile(net)
-    augment_rng = torch.Generator(device=device)
-    torch.manual_seed(seed)
-    g = torch.Generator().manual_seed(seed)
-    history, start = History(), 0
-    order, cursor = torch.randperm(len(images), generator=g), 0
-    path = Path(out) / CHECKPOINT if out is not None else None
+        net = torch.compile(net, mode=None if compile is True else compile)
+    return net
 
-    if resume and path is not None and path.exists():
-        state = load_checkpoint(path, model)
-        lacking = sorted(set(RESUME_KEYS) - set(state))
-        if lacking:
-            raise ValueError(
-                f"cannot resume {path}: it holds no {', '.join(lacking)} (weights only?); use a new --out"
-            )
-        saved = _Settings(**state["settings"])
-        if saved != settings:
-            diff = {
-                k: (v, getattr(settings, k)) for k, v in asdict(saved).items() if getattr(settings, k) != v
-            }
-            raise ValueError(
-                f"cannot resume {path}: it was trained with other settings "
-                f"({', '.join(f'{k}: {a!r} then, {b!r} now' for k, (a, b) in diff.items())}); "
-                "pass the same settings, or a new --out folder"
-            )
-        opt.load_state_dict(state["optimizer"])
-        if state.get("scaler"):
-            scaler.load_state_dict(state["scaler"])
-        start, cursor, order = state["step"], state["cursor"], state["order"]
-        g.set_state(state["rng"]["batches"])
-        torch.set_rng_state(state["rng"]["torch"])
-        if device.type == "cuda" and state["rng"].get("cuda") is not None:
-            torch.cuda.set_rng_state(state["rng"]["cuda"])
-        history = History(**state["history"])
 
-    def checkpoint(step: int) -> None:
-        if not all(torch.isfinite(p).all() for p in model.parameters()):
-            raise TrainingDiverged(
-                f"weights became NaN or inf at step {step}; "
-                f"{_kept(path)}lower the learning rate (lr={lr}) or clip gradients"
-            )
-        if rank != 0:  # one writer; every process resumes from the same file
+class _Batches:
+    """The batch order: a seeded shuffle of the training set each epoch, kept on the device; under
+    torchrun every process draws the same global batch and takes its share."""
+
+    def __init__(self, n: int, batch_size: int, seed: int, device: torch.device, rank: int, world: int):
+        self.n, self.batch_size, self.device, self.rank, self.world = n, batch_size, device, rank, world
+        self.generator = torch.Generator().manual_seed(seed)
+        self.order, self.cursor = self._shuffle(), 0
+
+    def _shuffle(self) -> Tensor:
+        return torch.randperm(self.n, generator=self.generator).to(self.device)
+
+    def next(self) -> Tensor:
+        """This process's indices of the next batch (on the device)."""
+        if self.cursor + self.batch_size > self.n:  # a new epoch
+            self.order, self.cursor = self._shuffle(), 0
+        idx = self.order[self.cursor : self.cursor + self.batch_size][self.rank :: self.world]
+        self.cursor += self.batch_size
+        return idx
+
+
+class _Meter:
+    """Loss and batch accuracy of each step, kept on the device until `flush` reads them all at once
+    (under torchrun: averaged over the processes, as one process would see the global batch)."""
+
+    def __init__(self, history: History, world: int, path: Path | None, hint: str):
+        self.history, self.world, self.path, self.hint = history, world, path, hint
+        self.steps: list[int] = []
+        self.values: list[Tensor] = []
+
+    def add(self, step: int, loss: Tensor, correct: Tensor) -> None:
+        self.steps.append(step)
+        self.values.append(torch.stack([loss.float(), correct]))
+
+    def flush(self) -> None:
+        """Append the waiting steps to the history; raise TrainingDiverged at a NaN or inf loss."""
+        if not self.steps:
             return
-        save_checkpoint(
-            {
-                "format": CHECKPOINT_FORMAT,
-                "config": model.config.to_dict() if hasattr(model, "config") else None,
-                "model": model.state_dict(),
-                "optimizer": opt.state_dict(),
-                "scaler": scaler.state_dict() if scaler.is_enabled() else None,
-                "settings": asdict(settings),
-                "step": step,
-                "cursor": cursor,
-                "order": order,
-                "rng": {
-                    "batches": g.get_state(),
-                    "torch": torch.get_rng_state(),
-                    "cuda": torch.cuda.get_rng_state() if device.type == "cuda" else None,
-                },
-                "history": asdict(history),
-            },
-            path,
-        )
+        both = torch.stack(self.values)
+        if self.world > 1:
+            torch.distributed.all_reduce(both)
+            both = both / self.world
+        rows = both.tolist()  # the one wait for the device
+        steps, self.steps, self.values = self.steps, [], []
+        for step, (loss, accuracy) in zip(steps, rows, strict=True):
+            if not math.isfinite(loss):
+                raise TrainingDiverged(
+                    f"loss became {loss} at step {step + 1}; {_kept(self.path)}{self.hint}"
+                )
+            self.history.step.append(step)
+            self.history.loss.append(loss)
+            self.history.accuracy.append(accuracy)
 
+    def summary(self) -> dict[str, str]:
+        """What the progress bar shows: the last loss, the accuracy of the last 20 batches, the last
+        evaluation."""
+        h = self.history
+        post = {"loss": f"{h.loss[-1]:.3f}", "acc": f"{np.mean(h.accuracy[-20:]):.2f}"} if h.loss else {}
+        if h.eval_accuracy:
+            post["eval"] = f"{h.eval_accuracy[-1]:.2f}"
+        return post
+
+
+def _progress(start: int, steps: int, desc: str | None, enabled: bool) -> tqdm:
     # at most ~50 redraws per run: in a notebook each redraw is a message to the front end, and a
     # flood of them (a slow machine, a long run) can overrun the kernel's output queue
-    bar = tqdm(
-        range(start, steps),
+    return tqdm(
         desc=desc or "training",
-        disable=not progress or rank != 0,
+        disable=not enabled,
         leave=True,
         initial=start,
         total=steps,
         mininterval=0.5,
         miniters=max(1, (steps - start) // 50),
     )
-    for step in bar:
-        if cursor + batch_size > len(order):  # a new epoch
-            order, cursor = torch.randperm(len(images), generator=g), 0
-        idx = order[cursor : cursor + batch_size][rank::world].to(device)  # this process's share
-        cursor += batch_size
-        for group in opt.param_groups:
-            group["lr"] = lr_at(step, steps=steps, lr=lr, warmup=settings.warmup, schedule=schedule)
-            group["lr"] *= group.get("lr_scale", 1.0)
-        x, y = images[idx], labels[idx]
-        target = y
-        if augment:
-            # reseeded every step, so a resumed run (and each process) draws what it would have
-            augment_rng.manual_seed(((seed * 1_000_003 + rank) * 1_000_003 + step) % 2**63)
-            x, target = augment(x, y, num_classes, augment_rng)
-            y = target.argmax(-1)
-        with autocast:
-            logits = net(x)
-            loss = F.cross_entropy(logits.float(), target, label_smoothing=label_smoothing)
-        correct = (logits.argmax(-1) == y).float().mean()
-        if world > 1:  # the global batch's loss and accuracy, as one process would see them
-            both = torch.stack([loss.detach(), correct])
-            torch.distributed.all_reduce(both)
-            loss_value, batch_accuracy = (both / world).tolist()
-        else:
-            loss_value, batch_accuracy = loss.item(), correct.item()
-        if not math.isfinite(loss_value):
-            bar.close()
-            raise TrainingDiverged(
-                f"loss became {loss_value} at step {step + 1}; {_kept(path)}"
-                f"lower the learning rate (lr={lr}) or clip gradients (grad_clip={grad_clip})"
-            )
-        opt.zero_grad(set_to_none=True)
-        scaler.scale(loss).backward()
-        if grad_clip:
-            scaler.unscale_(opt)
-            nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
-        scaler.step(opt)
-        scaler.update()
-        history.step.append(step)
-        history.loss.append(loss_value)
-        history.accuracy.append(batch_accuracy)
-        done = step + 1
-        if eval_data is not None and (done % eval_every == 0 or done == steps):
-            history.eval_step.append(done)
-            history.eval_accuracy.append(evaluate(model, eval_data))
-        if callback is not None:
-            callback(done, model, history)
-        if path is not None and (done % checkpoint_every == 0 or done == steps):
-            checkpoint(done)
-        if step % 10 == 0 or done == steps:
-            post = {"loss": f"{loss_value:.3f}", "acc": f"{np.mean(history.accuracy[-20:]):.2f}"}
-            if history.eval_accuracy:
-                post["eval"] = f"{history.eval_accuracy[-1]:.2f}"
-            bar.set_postfix(post, refresh=False)
-    bar.close()
-    return history
 
 
 def _split_position(model: nn.Module, groups: list[dict], scale: float) -> list[dict]:

@@ -267,6 +267,12 @@ API_CASES = [
         r"unknown schedule 'step'; known",
     ),
     ("fit-precision", lambda: fit(small_model(), small_data(), precision="fp8"), r"unknown precision 'fp8'"),
+    ("fit-sync-0", lambda: fit(small_model(), small_data(), sync_every=0), r"sync_every=0 is below 1"),
+    (
+        "fit-compile-mode",
+        lambda: fit(small_model(), small_data(), compile="fast"),
+        r"unknown compile 'fast'; known: .*'reduce-overhead'",
+    ),
     (
         "fit-labels-out-of-range",
         lambda: fit(small_model(), small_data(classes=9), steps=1),

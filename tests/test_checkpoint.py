@@ -89,6 +89,32 @@ def test_nan_stops_the_run_and_keeps_the_last_good_checkpoint(tmp_path):
     assert state["step"] == 4 and all(torch.isfinite(v).all() for v in state["model"].values())
 
 
+def test_without_a_callback_a_nan_is_seen_within_sync_every_steps_and_never_checkpointed(tmp_path):
+    model = tiny()
+    real_forward = model.forward
+
+    def forward(images):  # from step 6 on (steps counted from 1) the loss is NaN
+        forward.calls += 1
+        logits = real_forward(images)
+        return logits * float("nan") if forward.calls >= 6 else logits
+
+    forward.calls = 0
+    model.forward = forward
+    with pytest.raises(
+        TrainingDiverged, match=r"loss became nan at step 6; the last good checkpoint \(step 4\)"
+    ):
+        fit(model, data(), steps=40, checkpoint_every=4, sync_every=5, out=tmp_path, progress=False)
+    state = load_checkpoint(tmp_path)  # step 8 was due, but its loss was read first
+    assert state["step"] == 4 and all(torch.isfinite(v).all() for v in state["model"].values())
+    assert forward.calls <= 8  # stopped at the next read, before step 9
+
+
+def test_reading_the_loss_less_often_changes_nothing_but_when_it_is_read():
+    every_step = fit(tiny(), data(), steps=12, batch_size=32, sync_every=1, progress=False)
+    every_five = fit(tiny(), data(), steps=12, batch_size=32, sync_every=5, progress=False)
+    assert every_step == every_five and len(every_five.loss) == 12
+
+
 def test_weights_that_turn_nan_are_never_checkpointed(tmp_path):
     def poison(step, model, history):
         if step == 4:  # after step 4's update, before its checkpoint
