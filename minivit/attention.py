@@ -17,7 +17,12 @@ from minivit.posenc.base import Grid, PositionalEncoding
 
 
 def explicit_attention(
-    q: Tensor, k: Tensor, v: Tensor, bias: Tensor | None = None, temperature: float = 1.0
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    bias: Tensor | None = None,
+    temperature: float = 1.0,
+    dropout: float = 0.0,
 ) -> tuple[Tensor, Tensor]:
     """Attention written out: returns (output [..., N, Dh], weights [..., N, N]).
 
@@ -25,17 +30,24 @@ def explicit_attention(
         q, k, v: [..., N, Dh] (e.g. [B, H, N, Dh]).
         bias: added to the logits, broadcastable to [..., N, N].
         temperature: divides the logits; 1 is standard attention, lower is sharper.
+        dropout: drops attention weights on the way to the output (the returned weights are whole).
     """
     logits = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (..., N, N)
     if bias is not None:
         logits = logits + bias
     weights = (logits / temperature).softmax(dim=-1)  # each row sums to 1
-    return weights @ v, weights
+    return F.dropout(weights, dropout) @ v if dropout else weights @ v, weights
 
 
 class Attention(nn.Module):
     """Multi-head self-attention over tokens [B, N, D] that asks a PositionalEncoding for q/k
-    rotation and a logit bias."""
+    rotation and a logit bias.
+
+    `fused = False` computes it written out (`explicit_attention`) instead of by
+    `F.scaled_dot_product_attention`: `minivit.ensemble` sets it, since under `torch.func.vmap` the
+    fused CPU kernel runs member by member."""
+
+    fused = True
 
     def __init__(self, dim: int, heads: int, dropout: float = 0.0):
         super().__init__()
@@ -55,10 +67,12 @@ class Attention(nn.Module):
         bias = pos.attn_bias(grid, layer)  # (H, N, N) or None
         if bias is not None:
             bias = bias.to(q.dtype)
+        p = self.dropout if self.training else 0.0
         if need_weights:
             out, weights = explicit_attention(q, k, v, bias)
+        elif not self.fused:
+            out, weights = explicit_attention(q, k, v, bias, dropout=p)[0], None
         else:
-            p = self.dropout if self.training else 0.0
             out, weights = F.scaled_dot_product_attention(q, k, v, attn_mask=bias, dropout_p=p), None
         out = out.transpose(1, 2).reshape(B, N, D)  # (B, N, H*Dh)
         return self.proj(out), weights

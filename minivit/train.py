@@ -450,7 +450,7 @@ class _Run:
         hint = (
             f"lower the learning rate (lr={settings.lr}) or clip gradients (grad_clip={settings.grad_clip})"
         )
-        self.meter = _Meter(self.history, world, self.path, hint)
+        self.meter = _Meter([self.history], world, self.path, hint)
 
     def batch(self, step: int) -> tuple[Tensor, Tensor, Tensor]:
         """Images, targets (mixed by augmentation, if any) and labels of the step's batch."""
@@ -557,7 +557,7 @@ class _Run:
             torch.cuda.set_rng_state(state["rng"]["cuda"])
         self.start = state["step"]
         self.history = History(**state["history"])
-        self.meter.history = self.history
+        self.meter.histories = [self.history]
 
 
 class _Step:
@@ -658,43 +658,53 @@ class _Batches:
 
 class _Meter:
     """Loss and batch accuracy of each step, kept on the device until `flush` reads them all at once
-    (under torchrun: averaged over the processes, as one process would see the global batch)."""
+    (under torchrun: averaged over the processes, as one process would see the global batch). Keeps
+    one History per model trained at once (`minivit.ensemble`), each named for the errors."""
 
-    def __init__(self, history: History, world: int, path: Path | None, hint: str):
-        self.history, self.world, self.path, self.hint = history, world, path, hint
+    def __init__(self, histories: list[History], world: int, path: Path | None, hint: str, names=None):
+        self.histories, self.world, self.path, self.hint = histories, world, path, hint
+        self.names = names
         self.steps: list[int] = []
         self.values: list[Tensor] = []
 
     def add(self, step: int, loss: Tensor, correct: Tensor) -> None:
+        """Loss and accuracy of one step: scalars, or one per model [K]."""
         self.steps.append(step)
-        self.values.append(torch.stack([loss.float(), correct]))
+        self.values.append(torch.stack([loss.detach().float().reshape(-1), correct.reshape(-1)], -1))
 
     def flush(self) -> None:
-        """Append the waiting steps to the history; raise TrainingDiverged at a NaN or inf loss."""
+        """Append the waiting steps to the histories; raise TrainingDiverged at a NaN or inf loss."""
         if not self.steps:
             return
-        both = torch.stack(self.values)
+        both = torch.stack(self.values)  # (steps, models, 2)
         if self.world > 1:
             torch.distributed.all_reduce(both)
             both = both / self.world
         rows = both.tolist()  # the one wait for the device
         steps, self.steps, self.values = self.steps, [], []
-        for step, (loss, accuracy) in zip(steps, rows, strict=True):
-            if not math.isfinite(loss):
-                raise TrainingDiverged(
-                    f"loss became {loss} at step {step + 1}; {_kept(self.path)}{self.hint}"
-                )
-            self.history.step.append(step)
-            self.history.loss.append(loss)
-            self.history.accuracy.append(accuracy)
+        for step, row in zip(steps, rows, strict=True):
+            for k, (loss, accuracy) in enumerate(row):
+                if not math.isfinite(loss):
+                    who = f" of {self.names[k]}" if self.names else ""
+                    raise TrainingDiverged(
+                        f"loss{who} became {loss} at step {step + 1}; {_kept(self.path)}{self.hint}"
+                    )
+                history = self.histories[k]
+                history.step.append(step)
+                history.loss.append(loss)
+                history.accuracy.append(accuracy)
 
     def summary(self) -> dict[str, str]:
-        """What the progress bar shows: the last loss, the accuracy of the last 20 batches, the last
-        evaluation."""
-        h = self.history
-        post = {"loss": f"{h.loss[-1]:.3f}", "acc": f"{np.mean(h.accuracy[-20:]):.2f}"} if h.loss else {}
-        if h.eval_accuracy:
-            post["eval"] = f"{h.eval_accuracy[-1]:.2f}"
+        """What the progress bar shows (averaged over the models): the last loss, the accuracy of
+        the last 20 batches, the last evaluation."""
+        hs = [h for h in self.histories if h.loss]
+        post = {}
+        if hs:
+            post["loss"] = f"{np.mean([h.loss[-1] for h in hs]):.3f}"
+            post["acc"] = f"{np.mean([h.accuracy[-20:] for h in hs]):.2f}"
+        evals = [h.eval_accuracy[-1] for h in self.histories if h.eval_accuracy]
+        if evals:
+            post["eval"] = f"{np.mean(evals):.2f}"
         return post
 
 

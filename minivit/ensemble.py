@@ -1,0 +1,214 @@
+"""fit_ensemble: train K models of the same shape at once, as one batched model.
+
+The K models' weights are stacked (`torch.func.stack_module_state`) and one forward and backward
+(`torch.func.vmap` over `functional_call`) trains them all: different seeds, different
+initialisations (the sigma of a learned table), each with its own batch order. A small model leaves
+a GPU idle between its kernels and a CPU busy with per-operation overhead; K of them in one step
+fill both.
+
+Each member follows the run `fit` would give it (same initial weights, same `seed`, same options):
+AdamW and SGD act on each weight on its own, so stacking changes nothing there; gradient clipping is
+done per member; the loss of the ensemble is the sum of the members' losses, so each member's
+gradient is its own. What differs is the order of floating-point sums in batched matrix products,
+and attention written out instead of the fused kernel (`Attention.fused`), so members match their
+single runs to float32 rounding at first, and stay close while training is stable.
+
+Not here (use `fit`): augmentation, checkpoints and resume, torchrun, torch.compile, fp16 loss
+scaling (on a GPU without bf16, "auto" trains the ensemble in fp32).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from torch.func import functional_call, stack_module_state, vmap
+from torch.utils.data import TensorDataset
+
+from minivit.attention import Attention
+from minivit.evaluate import evaluate
+from minivit.train import (
+    History,
+    _Batches,
+    _Meter,
+    _progress,
+    _Settings,
+    _split_position,
+    autocast_dtype,
+    check_fit_options,
+    check_train_set,
+    lr_at,
+    pick_device,
+)
+
+
+def fit_ensemble(
+    models: Sequence[nn.Module],
+    train: TensorDataset,
+    *,
+    seeds: Sequence[int],
+    steps: int = 500,
+    batch_size: int = 128,
+    lr: float = 1e-3,
+    weight_decay: float = 0.05,
+    warmup: int | None = None,
+    schedule: str = "cosine",
+    label_smoothing: float = 0.0,
+    grad_clip: float | None = 1.0,
+    optimizer: str = "adamw",
+    position_lr_scale: float = 1.0,
+    precision: str = "auto",
+    eval_data: TensorDataset | None = None,
+    eval_every: int | None = None,
+    sync_every: int = 25,
+    device: str | torch.device | None = None,
+    progress: bool = True,
+    desc: str | None = None,
+) -> list[History]:
+    """Train every model in `models` (the same architecture; any weights) at once, member k with the
+    batch order of `seeds[k]`, and return their Histories. The trained weights are written back
+    into `models`. Options as in `minivit.train.fit`."""
+    settings = check_fit_options(
+        steps=steps,
+        batch_size=batch_size,
+        lr=lr,
+        weight_decay=weight_decay,
+        warmup=warmup,
+        schedule=schedule,
+        label_smoothing=label_smoothing,
+        grad_clip=grad_clip,
+        optimizer=optimizer,
+        position_lr_scale=position_lr_scale,
+        precision=precision,
+        eval_every=eval_every,
+        sync_every=sync_every,
+    )
+    stack = _Stack(models, seeds, device)
+    classes = int(getattr(getattr(models[0], "config", None), "num_classes", 0)) or None
+    check_train_set(train, classes)
+    images, labels = (t.to(stack.device) for t in train.tensors[:2])
+    opt = stack.optimizer(settings)
+    dtype = autocast_dtype(stack.device, precision)
+    if dtype == torch.float16:
+        if precision == "fp16":
+            raise ValueError("fit_ensemble has no fp16 loss scaling; use precision='bf16' or 'fp32'")
+        dtype = None  # "auto" on a GPU without bf16
+    autocast = torch.autocast(stack.device.type, dtype=dtype or torch.float32, enabled=dtype is not None)
+    batches = [_Batches(len(images), batch_size, s, stack.device, 0, 1) for s in seeds]
+    histories = [History() for _ in models]
+    names = [f"member {k} (seed {s})" for k, s in enumerate(seeds)]
+    meter = _Meter(histories, 1, None, f"lower the learning rate (lr={lr})", names)
+    eval_every = eval_every or max(1, steps // 10)
+    bar = _progress(0, steps, desc or f"{len(models)} models", enabled=progress)
+    try:
+        for step in range(steps):
+            idx = torch.stack([b.next() for b in batches])  # (K, B)
+            rate = lr_at(step, steps=steps, lr=lr, warmup=settings.warmup, schedule=schedule)
+            for group in opt.param_groups:
+                group["lr"] = rate * group.get("lr_scale", 1.0)
+            with autocast:
+                logits = stack(images[idx])  # (K, B, classes)
+            y = labels[idx]
+            losses = F.cross_entropy(
+                logits.flatten(0, 1).float(), y.flatten(), label_smoothing=label_smoothing, reduction="none"
+            ).view(len(models), -1)
+            loss = losses.mean(1)  # each member's own loss
+            opt.zero_grad(set_to_none=True)
+            loss.sum().backward()
+            if grad_clip:
+                stack.clip(grad_clip)
+            opt.step()
+            meter.add(step, loss, (logits.argmax(-1) == y).float().mean(1))
+            done = step + 1
+            evaluating = eval_data is not None and (done % eval_every == 0 or done == steps)
+            if evaluating or done % sync_every == 0 or done == steps:
+                meter.flush()
+                bar.update(done - bar.n)
+                bar.set_postfix(meter.summary(), refresh=False)
+            if evaluating:
+                stack.write_back()
+                for model, history in zip(models, histories, strict=True):
+                    history.eval_step.append(done)
+                    history.eval_accuracy.append(evaluate(model, eval_data))
+    finally:
+        bar.close()
+    stack.write_back()
+    return histories
+
+
+class _Stack:
+    """K models as one: stacked weights [K, ...] and a forward that maps over them."""
+
+    def __init__(self, models: Sequence[nn.Module], seeds: Sequence[int], device: str | torch.device | None):
+        if len(models) < 1 or len(models) != len(seeds):
+            raise ValueError(
+                f"fit_ensemble needs one seed per model: got {len(models)} models and {len(seeds)} seeds"
+            )
+        shapes = [{k: tuple(v.shape) for k, v in m.state_dict().items()} for m in models]
+        for k, shape in enumerate(shapes[1:], 1):
+            if shape != shapes[0]:
+                diff = sorted(set(shape.items()) ^ set(shapes[0].items()))[:3]
+                raise ValueError(
+                    f"model {k} does not have the shape of model 0 (first differences: {diff}); "
+                    "an ensemble trains models of one architecture: train the others with fit"
+                )
+        self.device = pick_device(device)
+        self.models = [m.to(self.device).train() for m in models]
+        self.base = copy.deepcopy(self.models[0])
+        for module in self.base.modules():
+            if isinstance(module, Attention):
+                module.fused = False
+        params, buffers = stack_module_state(self.models)
+        self.params = {k: nn.Parameter(v) for k, v in params.items()}
+        self.buffers = buffers
+
+    def __call__(self, images: Tensor) -> Tensor:
+        """images [K, B, C, H, W] -> logits [K, B, classes], member k on images[k]."""
+
+        def one(params: dict, buffers: dict, x: Tensor) -> Tensor:
+            return functional_call(self.base, (params, buffers), (x,))
+
+        return vmap(one, randomness="different")(self.params, self.buffers, images)
+
+    def optimizer(self, s: _Settings) -> torch.optim.Optimizer:
+        """The optimizer `fit` would build, over the stacked weights: the same groups (weight decay,
+        the position encoding's learning rate) by parameter name."""
+        model = self.models[0]
+        names = {id(p): n for n, p in model.named_parameters()}
+        groups = (
+            model.parameter_groups(s.weight_decay)
+            if hasattr(model, "parameter_groups")
+            else [{"params": [p for p in model.parameters() if p.requires_grad]}]
+        )
+        if s.position_lr_scale != 1.0:
+            groups = _split_position(model, groups, s.position_lr_scale)
+        stacked = [
+            {
+                **{k: v for k, v in g.items() if k != "params"},
+                "params": [self.params[names[id(p)]] for p in g["params"]],
+            }
+            for g in groups
+        ]
+        if s.optimizer == "adamw":
+            return torch.optim.AdamW(stacked, lr=s.lr, weight_decay=s.weight_decay)
+        return torch.optim.SGD(stacked, lr=s.lr, momentum=0.9, weight_decay=s.weight_decay)
+
+    @torch.no_grad()
+    def clip(self, max_norm: float) -> None:
+        """Each member's gradients scaled to a total norm of at most `max_norm`, as
+        `nn.utils.clip_grad_norm_` does for one model."""
+        grads = [p.grad for p in self.params.values() if p.grad is not None]
+        norms = torch.stack([g.flatten(1).float().pow(2).sum(1) for g in grads]).sum(0).sqrt()  # (K,)
+        scale = (max_norm / (norms + 1e-6)).clamp(max=1.0)
+        for g in grads:
+            g.mul_(scale.view(-1, *[1] * (g.dim() - 1)).to(g.dtype))
+
+    @torch.no_grad()
+    def write_back(self) -> None:
+        """Copy the stacked weights into the K models."""
+        for name, p in self.params.items():
+            for k, model in enumerate(self.models):
+                model.get_parameter(name).copy_(p[k])

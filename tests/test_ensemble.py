@@ -1,0 +1,71 @@
+"""fit_ensemble: K models trained as one end where their own `fit` runs end."""
+
+import copy
+
+import pytest
+import torch
+
+from minivit import ViT, ViTConfig
+from minivit.ensemble import fit_ensemble
+from minivit.train import TrainingDiverged, fit, seed_everything
+from tests.test_checkpoint import data
+
+
+def models(seeds, **kw):
+    out = []
+    for seed in seeds:
+        seed_everything(seed)
+        shape = {"image_size": 8, "patch_size": 4, "dim": 16, "heads": 2, "depth": 2, "num_classes": 3}
+        out.append(ViT(ViTConfig(**{**shape, **kw})))
+    return out
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(lr=3e-3, grad_clip=0.5, label_smoothing=0.1),  # clipping bites: it must be per member
+        dict(lr=3e-3, optimizer="sgd", schedule="constant", warmup=0),
+        dict(lr=3e-3, position_lr_scale=10.0, weight_decay=0.1),
+    ],
+    ids=["adamw-clip", "sgd", "position-lr"],
+)
+def test_each_member_ends_where_its_own_fit_run_ends(options):
+    seeds = [0, 1, 2]
+    ensemble, singles = models(seeds), models(seeds)
+    kw = dict(steps=30, batch_size=32, progress=False, **options)
+    histories = fit_ensemble(ensemble, data(), seeds=seeds, eval_data=data(64, seed=1), **kw)
+    for seed, model, single, history in zip(seeds, ensemble, singles, histories, strict=True):
+        alone = fit(single, data(), seed=seed, eval_data=data(64, seed=1), **kw)
+        # float32 rounding (batched products, attention written out) and nothing else: 1e-4 after 30 steps
+        for (name, p), q in zip(model.named_parameters(), single.parameters(), strict=True):
+            torch.testing.assert_close(p, q, atol=1e-4, rtol=1e-4, msg=f"member {seed}, {name}")
+        torch.testing.assert_close(history.loss, alone.loss, atol=1e-4, rtol=1e-4)
+        assert history.accuracy == pytest.approx(alone.accuracy, abs=1 / 32 + 1e-6)  # one image at most
+        assert history.eval_step == alone.eval_step and len(history.eval_accuracy) == 10
+
+
+def test_members_with_other_seeds_and_inits_differ_and_all_learn():
+    ensemble = models([0, 1])
+    before = [copy.deepcopy(m) for m in ensemble]
+    histories = fit_ensemble(ensemble, data(), seeds=[5, 6], steps=60, lr=3e-3, progress=False)
+    for model, old, h in zip(ensemble, before, histories, strict=True):
+        assert not torch.equal(model.head.weight, old.head.weight)  # written back into the models
+        assert sum(h.loss[-10:]) < sum(h.loss[:10])
+    assert histories[0].loss != histories[1].loss
+
+
+def test_models_of_another_shape_or_a_missing_seed_are_named():
+    with pytest.raises(ValueError, match=r"model 1 does not have the shape of model 0"):
+        fit_ensemble([*models([0]), *models([1], dim=32)], data(), seeds=[0, 1], steps=1, progress=False)
+    with pytest.raises(ValueError, match=r"one seed per model: got 2 models and 1 seeds"):
+        fit_ensemble(models([0, 1]), data(), seeds=[0], steps=1, progress=False)
+    with pytest.raises(ValueError, match=r"no fp16 loss scaling; use precision='bf16' or 'fp32'"):
+        fit_ensemble(models([0]), data(), seeds=[0], steps=1, precision="fp16", device="cpu", progress=False)
+
+
+def test_a_member_whose_loss_turns_nan_is_named():
+    ensemble = models([0, 1])
+    with torch.no_grad():
+        ensemble[1].head.weight.fill_(float("nan"))
+    with pytest.raises(TrainingDiverged, match=r"loss of member 1 \(seed 7\) became nan at step 1"):
+        fit_ensemble(ensemble, data(), seeds=[3, 7], steps=5, progress=False)
