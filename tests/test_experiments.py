@@ -34,6 +34,20 @@ def test_a_run_records_accuracies_tables_and_alignment():
     torch.testing.assert_close(maps.sum(-1), torch.ones(TINY.depth, 5, 16))
 
 
+def test_runs_trained_as_ensembles_record_what_single_runs_record():
+    data = init_scale.make_data(TINY)
+    runs = [("0.1", 0), ("sincos2d", 1), ("2.0", 1)]
+    together = init_scale.train_many(runs, TINY, data, progress=False)
+    for (encoding, seed), (_, record) in zip(runs, together, strict=True):
+        _, alone = init_scale.train_one(encoding, seed, TINY, data, progress=False)
+        assert (record["encoding"], record["seed"]) == (encoding, seed)
+        assert record["final_loss"] == pytest.approx(alone["final_loss"], abs=1e-4)
+        if "tables" in alone:
+            torch.testing.assert_close(
+                torch.tensor(record["tables"]), torch.tensor(alone["tables"]), atol=2e-4, rtol=0
+            )
+
+
 def test_main_writes_a_sweep_with_provenance(tmp_path, monkeypatch):
     monkeypatch.setitem(init_scale.SETTINGS, "tiny", TINY)
     out = tmp_path / "sweep.json"
@@ -71,17 +85,16 @@ def test_main_writes_a_sweep_with_provenance(tmp_path, monkeypatch):
     assert read_result(out) == result
 
 
-def test_recorded_reads_the_repository_assets_or_says_what_to_do(monkeypatch):
+def test_recorded_results_ship_in_the_package_and_a_missing_one_is_named():
     from minivit import experiments
 
     sweep = experiments.recorded("init_scale.json")
     assert sweep["provenance"]["command"].startswith("python -m minivit.experiments.init_scale")
-
-    def offline(*args, **kwargs):
-        raise OSError("no network")
-
-    monkeypatch.setattr(experiments.urllib.request, "urlopen", offline)
-    with pytest.raises(FileNotFoundError, match="no recorded result 'nope.json'.*checkout of the repository"):
+    # each recorded file's command writes it where it is read from
+    for name in ("init_scale.json", "init_scale_reference.json", "init_scale_wide.json", "resolution.json"):
+        command = experiments.recorded(name)["provenance"]["command"]
+        assert command.endswith(f"--out minivit/experiments/recorded/{name}"), command
+    with pytest.raises(FileNotFoundError, match=r"no recorded result 'nope.json'; recorded: init_scale.json"):
         experiments.recorded("nope.json")
 
 

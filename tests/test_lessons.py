@@ -95,3 +95,39 @@ def test_every_lesson_takes_its_seed_from_one_place():
         text = py.read_text()
         assert "SEED = lesson.setup()" in text, f"{py.name}: start with SEED = lesson.setup()"
         assert "torch.set_num_threads" not in text, f"{py.name}: the thread count comes from lesson.setup()"
+
+
+@pytest.mark.parametrize("py", LESSONS, ids=lambda p: p.stem)
+def test_badge_and_install_cell_name_the_one_repository(py):
+    from minivit.lesson import REPOSITORY, links
+
+    for path in (py, py.with_suffix(".ipynb")):
+        text = path.read_text()
+        assert links(text) == {REPOSITORY}, (
+            f"{path.name} links to {links(text)}; run python -m minivit.lesson repoint {REPOSITORY}"
+        )
+        assert "enable_custom_widget_manager()" in text, (
+            f"{path.name}: its first cell must enable Colab's widgets"
+        )
+
+
+def test_repoint_moves_every_badge_install_cell_and_the_constant(tmp_path):
+    import shutil
+
+    from minivit import lesson
+
+    for py in LESSONS[:2]:
+        shutil.copy(py, tmp_path / py.name)
+        shutil.copy(py.with_suffix(".ipynb"), tmp_path / py.with_suffix(".ipynb").name)
+    source = tmp_path / "lesson.py"
+    shutil.copy(lesson.__file__, source)
+    changed = lesson.repoint("someone/fork", tmp_path, source)
+    assert len(changed) == 5
+    for path in changed[:4]:
+        text = path.read_text()
+        assert lesson.links(text) == {"someone/fork"}
+        assert "colab.research.google.com/github/someone/fork/blob/main/lessons/" in text
+    assert 'REPOSITORY = "someone/fork"' in source.read_text()
+    assert jupytext.read(tmp_path / LESSONS[0].with_suffix(".ipynb").name).cells  # still a notebook
+    with pytest.raises(ValueError, match=r"'not a repo' is not OWNER/NAME"):
+        lesson.repoint("not a repo", tmp_path, source)

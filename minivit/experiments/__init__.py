@@ -4,7 +4,7 @@ writes a JSON file (with the command, date and hardware that produced it) that a
     python -m minivit.experiments.init_scale --help     # lesson 07: the initial scale of a learned table
     python -m minivit.experiments.resolution --help     # lesson 08: one model, many resolutions
 
-`recorded(name)` reads a recorded result for a lesson.
+`recorded(name)` reads a recorded result for a lesson (they ship in `minivit/experiments/recorded/`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import datetime
 import json
 import platform
 import shlex
-import urllib.request
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -62,21 +62,14 @@ def read_result(path: str | Path) -> dict[str, Any]:
     return json.loads(Path(path).read_text())
 
 
-REPOSITORY_ASSETS = Path(__file__).resolve().parents[2] / "assets"
-RAW_URL = "https://raw.githubusercontent.com/minivit-course/minivit/main/assets/"
-
-
 def recorded(name: str) -> dict[str, Any]:
-    """A recorded result, `assets/<name>` of the repository: read from the checkout this package
-    was installed from, or (a pip install without the checkout, as on Colab) downloaded from GitHub."""
-    path = REPOSITORY_ASSETS / name
-    if path.exists():
-        return read_result(path)
-    try:
-        with urllib.request.urlopen(RAW_URL + name, timeout=30) as response:
-            return json.loads(response.read())
-    except OSError as e:
+    """A recorded result, `minivit/experiments/recorded/<name>`: it ships inside the package
+    (`importlib.resources`), so a pip install (as on Colab) reads it with nothing downloaded."""
+    path = resources.files(__package__) / "recorded" / name
+    if not path.is_file():
+        known = sorted(p.name for p in (resources.files(__package__) / "recorded").iterdir())
         raise FileNotFoundError(
-            f"no recorded result {name!r}: not at {path} and not downloadable from {RAW_URL} ({e}); "
-            "run from a checkout of the repository, or produce it with the experiment's command"
-        ) from None
+            f"no recorded result {name!r}; recorded: {', '.join(known)} "
+            "(produce another with its experiment's command and --out minivit/experiments/recorded/NAME)"
+        )
+    return json.loads(path.read_text())

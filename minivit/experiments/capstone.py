@@ -243,7 +243,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
     parser.add_argument("--compile", action="store_true", help="torch.compile each model")
     parser.add_argument("--data-root", default="data", help="where CIFAR-10 is (or is downloaded)")
-    parser.add_argument("--out", help="write the result as JSON here (e.g. assets/capstone_cifar10.json)")
+    parser.add_argument(
+        "--out",
+        help="write the result as JSON here (e.g. minivit/experiments/recorded/capstone_cifar10.json)",
+    )
     args = parser.parse_args(argv)
     device = pick_device(args.device)
     result = run(

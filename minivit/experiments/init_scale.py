@@ -6,10 +6,10 @@ A learnable table per block, initialised N(0, sigma^2): with a small sigma it le
 of the cells and generalizes to puzzles kept apart from training; with a large sigma the same model
 fits its training puzzles just as well but memorizes. The fixed 2-D sinusoid is the reference.
 
-    python -m minivit.experiments.init_scale --setting cpu --seeds 3 --out assets/init_scale.json
+    python -m minivit.experiments.init_scale --setting cpu --seeds 3 --out minivit/experiments/recorded/init_scale.json
     python -m minivit.experiments.init_scale --setting paper --device cuda   # the reference's recipe
     python -m minivit.experiments.init_scale --setting paper-cpu --puzzles LSTNN_public/processed_data \
-        --seeds 3 --sigmas 0.1 2.0 --out assets/init_scale_reference.json  # on its own puzzles
+        --seeds 3 --sigmas 0.1 2.0 --out minivit/experiments/recorded/init_scale_reference.json  # on its own puzzles
 
 What matters is sigma against how far training can move the table: Adam moves each entry by at
 most about the learning rate per step, so a run can move an entry by at most about the sum of its
@@ -46,7 +46,7 @@ lstnn/ and scripts/, line numbers at commit d139c51):
     precision         fp32                                             fp32 on a CPU, bf16 on a GPU
 
 The two differences kept do not matter: minivit's model trained on the reference's puzzles matches
-the paper's held-out accuracy (assets/init_scale_reference.json, lesson 07). What mattered was the
+the paper's held-out accuracy (minivit/experiments/recorded/init_scale_reference.json, lesson 07). What mattered was the
 puzzles. minivit's generator also made quaternary puzzles that need a cell worked out before the
 query (two or three rounds; about 40% of them), where our models fail; none of the reference's
 puzzles are like that, and `max_rounds=1` leaves them out. Generated one-round puzzles are still
@@ -69,13 +69,14 @@ from torch import Tensor
 from minivit import analysis
 from minivit.config import ViTConfig, preset
 from minivit.data import lst
+from minivit.ensemble import fit_ensemble
 from minivit.evaluate import evaluate, predict
 from minivit.experiments import provenance, write_result
 from minivit.model import ViT
 from minivit.posenc.base import grid_coords
 from minivit.posenc.learned import Learned
 from minivit.posenc.sinusoidal import sincos_2d
-from minivit.train import default_warmup, fit, lr_at, pick_device, seed_everything
+from minivit.train import History, default_warmup, fit, lr_at, pick_device, seed_everything
 
 SIGMAS = (0.1, 0.2, 0.5, 1.0, 1.5, 2.0)
 REFERENCE = "sincos2d"
@@ -213,21 +214,75 @@ def train_one(
     history = fit(
         model,
         data["train"],
-        steps=setting.steps,
-        batch_size=setting.batch_size,
-        lr=setting.lr,
-        weight_decay=0.0,
-        warmup=setting.warmup,
-        schedule=setting.schedule,
-        grad_clip=None,
-        optimizer=setting.optimizer,
-        position_lr_scale=setting.position_lr_scale if encoding != REFERENCE else 1.0,
+        **_options(setting, encoding),
         seed=seed,
         device=device,
         progress=progress,
         desc=f"{label(encoding)}, seed {seed}",
     )
-    seconds = time.perf_counter() - t0
+    return model, _record(encoding, seed, setting, model, history, start, time.perf_counter() - t0, data)
+
+
+def train_many(
+    runs: list[tuple[str, int]],
+    setting: Setting,
+    data: dict[str, lst.LSTSet],
+    *,
+    device: str | torch.device | None = None,
+    progress: bool = True,
+) -> list[tuple[ViT, dict[str, Any]]]:
+    """`train_one` for every (encoding, seed) in `runs`, with the runs of one model shape (every
+    sigma; the 2-D sinusoid) trained at once as an ensemble (`minivit.ensemble`)."""
+    out: dict[tuple[str, int], tuple[ViT, dict[str, Any]]] = {}
+    groups = ([r for r in runs if r[0] != REFERENCE], [r for r in runs if r[0] == REFERENCE])
+    for group in (g for g in groups if g):
+        models = []
+        for encoding, seed in group:
+            seed_everything(seed)
+            models.append(ViT(setting.config(encoding)))
+        starts = [tables(m) for m in models]
+        t0 = time.perf_counter()
+        histories = fit_ensemble(
+            models,
+            data["train"],
+            **_options(setting, group[0][0]),
+            seeds=[seed for _, seed in group],
+            device=device,
+            progress=progress,
+            desc=f"{len(group)} runs: " + ", ".join(sorted({label(e) for e, _ in group})),
+        )
+        seconds = (time.perf_counter() - t0) / len(group)
+        for (encoding, seed), model, history, start in zip(group, models, histories, starts, strict=True):
+            record = _record(encoding, seed, setting, model, history, start, seconds, data)
+            out[encoding, seed] = model, record
+    return [out[r] for r in runs]
+
+
+def _options(setting: Setting, encoding: str) -> dict[str, Any]:
+    """`fit`'s options for one run of `setting`."""
+    return {
+        "steps": setting.steps,
+        "batch_size": setting.batch_size,
+        "lr": setting.lr,
+        "weight_decay": 0.0,
+        "warmup": setting.warmup,
+        "schedule": setting.schedule,
+        "grad_clip": None,
+        "optimizer": setting.optimizer,
+        "position_lr_scale": setting.position_lr_scale if encoding != REFERENCE else 1.0,
+    }
+
+
+def _record(
+    encoding: str,
+    seed: int,
+    setting: Setting,
+    model: ViT,
+    history: History,
+    start: Tensor | None,
+    seconds: float,
+    data: dict[str, lst.LSTSet],
+) -> dict[str, Any]:
     model.cpu().eval()
     record: dict[str, Any] = {
         "encoding": encoding,
@@ -243,7 +298,7 @@ def train_one(
         record["moved_rms"] = (end - start).pow(2).mean().sqrt().item()
         record["alignment"] = alignment(end)
         record["tables"] = [[[round(v, 4) for v in row] for row in t] for t in end.tolist()]
-    return model, record
+    return record
 
 
 def _by_grade(model: ViT, ds: lst.LSTSet) -> dict[str, float]:
@@ -268,21 +323,22 @@ def sweep(
     probe: int = 256,
     progress: bool = True,
 ) -> list[dict[str, Any]]:
-    """Every encoding x seed, on the puzzles of `make_data`. Each run's attention on `probe`
+    """Every encoding x seed, on the puzzles of `make_data` (trained as two ensembles: every sigma
+    and seed at once, then the 2-D sinusoid's seeds). Each run's attention on `probe`
     kept-apart puzzles (held-out ones where none are kept apart) is compared with the 2-D sinusoid
     model of the same seed (`agreement_with_sincos`)."""
     data = make_data(setting, data_seed, puzzles)
     probe_images = data.get("apart", data["test"]).tensors[0][:probe]
-    runs = []
-    for seed in range(seeds) if isinstance(seeds, int) else seeds:
-        reference = None
-        for encoding in [REFERENCE, *encodings(sigmas)[:-1]]:  # the reference first
-            model, record = train_one(encoding, seed, setting, data, device=device, progress=progress)
-            maps = attention(model, probe_images)
-            if reference is None:
-                reference = maps
-            record["agreement_with_sincos"] = analysis.attention_agreement(maps, reference)
-            runs.append(record)
+    seeds = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
+    order = [(e, seed) for seed in seeds for e in [REFERENCE, *encodings(sigmas)[:-1]]]
+    runs, reference = [], {}
+    for (_, seed), (model, record) in zip(
+        order, train_many(order, setting, data, device=device, progress=progress), strict=True
+    ):
+        maps = attention(model, probe_images)
+        reference.setdefault(seed, maps)  # the reference comes first for each seed
+        record["agreement_with_sincos"] = analysis.attention_agreement(maps, reference[seed])
+        runs.append(record)
     return runs
 
 
@@ -327,7 +383,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--optimizer", choices=("adamw", "sgd"), help="override the setting's optimizer")
     ap.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
     ap.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
-    ap.add_argument("--out", default="assets/init_scale.json")
+    ap.add_argument("--out", default="minivit/experiments/recorded/init_scale.json")
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
     argv = sys.argv[1:] if argv is None else list(argv)
     args = ap.parse_args(argv)

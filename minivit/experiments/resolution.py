@@ -5,7 +5,7 @@ At a new size the patch grid changes. A learned table is resampled (bicubic on t
 without antialias), a relative-bias table resized; sinusoidal, RoPE and ALiBi are recomputed for the
 new grid, RoPE optionally with position interpolation (positions scaled into the trained range).
 
-    python -m minivit.experiments.resolution --seeds 3 --out assets/resolution.json
+    python -m minivit.experiments.resolution --seeds 3 --out minivit/experiments/recorded/resolution.json
 
 Variants that differ only in how they meet a new grid (learned with and without antialias,
 rope-mixed with and without interpolation) share one trained model: they are the same weights,
@@ -286,7 +286,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--steps", type=int, help="override each setting's training steps")
     ap.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
     ap.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
-    ap.add_argument("--out", default="assets/resolution.json")
+    ap.add_argument("--out", default="minivit/experiments/recorded/resolution.json")
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
     argv = sys.argv[1:] if argv is None else list(argv)
     args = ap.parse_args(argv)
