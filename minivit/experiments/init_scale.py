@@ -6,10 +6,11 @@ A learnable table per block, initialised N(0, sigma^2): with a small sigma it le
 of the cells and generalizes to puzzles kept apart from training; with a large sigma the same model
 fits its training puzzles just as well but memorizes. The fixed 2-D sinusoid is the reference.
 
-    python -m minivit.experiments.init_scale --setting cpu --seeds 3 --out minivit/experiments/recorded/init_scale.json
+    python -m minivit.experiments.init_scale --setting cpu --seeds 3 \
+        --out minivit/experiments/recorded/init_scale.json
     python -m minivit.experiments.init_scale --setting paper --device cuda   # the reference's recipe
     python -m minivit.experiments.init_scale --setting paper-cpu --puzzles LSTNN_public/processed_data \
-        --seeds 3 --sigmas 0.1 2.0 --out minivit/experiments/recorded/init_scale_reference.json  # on its own puzzles
+        --seeds 3 --sigmas 0.1 2.0 --out minivit/experiments/recorded/init_scale_reference.json  # its puzzles
 
 What matters is sigma against how far training can move the table: Adam moves each entry by at
 most about the learning rate per step, so a run can move an entry by at most about the sum of its
@@ -46,13 +47,12 @@ lstnn/ and scripts/, line numbers at commit d139c51):
     precision         fp32                                             fp32 on a CPU, bf16 on a GPU
 
 The two differences kept do not matter: minivit's model trained on the reference's puzzles matches
-the paper's held-out accuracy (minivit/experiments/recorded/init_scale_reference.json, lesson 07). What mattered was the
-puzzles. minivit's generator also made quaternary puzzles that need a cell worked out before the
-query (two or three rounds; about 40% of them), where our models fail; none of the reference's
-puzzles are like that, and `max_rounds=1` leaves them out. Generated one-round puzzles are still
-learned far more slowly than the reference's at the `paper-cpu` budget, for a reason not yet found,
-so `--puzzles` is the way to reproduce the paper's numbers.
-"""
+the paper's held-out accuracy (minivit/experiments/recorded/init_scale_reference.json, lesson 07).
+What mattered was the puzzles. minivit's generator also made quaternary puzzles that need a cell
+worked out before the query (two or three rounds; about 40% of them), where our models fail; none
+of the reference's puzzles are like that, and `max_rounds=1` leaves them out. Generated one-round
+puzzles are still learned far more slowly than the reference's at the `paper-cpu` budget, for a
+reason not yet found, so `--puzzles` is the way to reproduce the paper's numbers. """
 
 from __future__ import annotations
 
@@ -232,7 +232,11 @@ def train_many(
     progress: bool = True,
 ) -> list[tuple[ViT, dict[str, Any]]]:
     """`train_one` for every (encoding, seed) in `runs`, with the runs of one model shape (every
-    sigma; the 2-D sinusoid) trained at once as an ensemble (`minivit.ensemble`)."""
+    sigma; the 2-D sinusoid) trained at once as an ensemble (`minivit.ensemble`) on a GPU, and on a
+    CPU at the small widths where that is faster (benchmarks/loop.py: 1.5-3x at width 32; at width
+    160 on 2 cores, 0.65x, so those runs go one by one)."""
+    if pick_device(device).type != "cuda" and setting.dim > 64:
+        return [train_one(e, seed, setting, data, device=device, progress=progress) for e, seed in runs]
     out: dict[tuple[str, int], tuple[ViT, dict[str, Any]]] = {}
     groups = ([r for r in runs if r[0] != REFERENCE], [r for r in runs if r[0] == REFERENCE])
     for group in (g for g in groups if g):
