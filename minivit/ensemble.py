@@ -34,9 +34,9 @@ from minivit.train import (
     History,
     _Batches,
     _Meter,
+    _optimizer,
     _progress,
     _Settings,
-    _split_position,
     autocast_dtype,
     check_fit_options,
     check_train_set,
@@ -174,27 +174,8 @@ class _Stack:
         return vmap(one, randomness="different")(self.params, self.buffers, images)
 
     def optimizer(self, s: _Settings) -> torch.optim.Optimizer:
-        """The optimizer `fit` would build, over the stacked weights: the same groups (weight decay,
-        the position encoding's learning rate) by parameter name."""
-        model = self.models[0]
-        names = {id(p): n for n, p in model.named_parameters()}
-        groups = (
-            model.parameter_groups(s.weight_decay)
-            if hasattr(model, "parameter_groups")
-            else [{"params": [p for p in model.parameters() if p.requires_grad]}]
-        )
-        if s.position_lr_scale != 1.0:
-            groups = _split_position(model, groups, s.position_lr_scale)
-        stacked = [
-            {
-                **{k: v for k, v in g.items() if k != "params"},
-                "params": [self.params[names[id(p)]] for p in g["params"]],
-            }
-            for g in groups
-        ]
-        if s.optimizer == "adamw":
-            return torch.optim.AdamW(stacked, lr=s.lr, weight_decay=s.weight_decay)
-        return torch.optim.SGD(stacked, lr=s.lr, momentum=0.9, weight_decay=s.weight_decay)
+        """The optimizer `fit` would build, over the stacked weights, in the same groups."""
+        return _optimizer(self.models[0], s, self.params)
 
     @torch.no_grad()
     def clip(self, max_norm: float) -> None:

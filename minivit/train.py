@@ -602,9 +602,12 @@ class _Step:
         return loss.detach(), correct
 
 
-def _optimizer(model: nn.Module, s: _Settings) -> torch.optim.Optimizer:
+def _optimizer(
+    model: nn.Module, s: _Settings, stacked: dict[str, Tensor] | None = None
+) -> torch.optim.Optimizer:
     """AdamW (or SGD with momentum) over the model's parameter groups, the position encoding's in
-    groups of their own when its learning rate is scaled."""
+    groups of their own when its learning rate is scaled; with `stacked` (parameter name -> the
+    ensemble's stacked tensor), over those in the same groups."""
     groups = (
         model.parameter_groups(s.weight_decay)
         if hasattr(model, "parameter_groups")
@@ -612,6 +615,9 @@ def _optimizer(model: nn.Module, s: _Settings) -> torch.optim.Optimizer:
     )
     if s.position_lr_scale != 1.0:
         groups = _split_position(model, groups, s.position_lr_scale)
+    if stacked is not None:
+        names = {id(p): n for n, p in model.named_parameters()}
+        groups = [{**g, "params": [stacked[names[id(p)]] for p in g["params"]]} for g in groups]
     if s.optimizer == "adamw":
         return torch.optim.AdamW(groups, lr=s.lr, weight_decay=s.weight_decay)
     return torch.optim.SGD(groups, lr=s.lr, momentum=0.9, weight_decay=s.weight_decay)
