@@ -1,14 +1,17 @@
 """Batch augmentation on the device the batch is on, so a GPU never waits for a data loader.
 
     Augment(crop=4, flip=True, randaugment=2, mixup=0.8, cutmix=1.0, erasing=0.25)
+    Augment(resized_crop=(0.25, 1.0))     # scale augmentation: objects seen at many sizes
     images [B, C, H, W] in [0, 1], labels [B] -> images [B, C, H, W], targets [B, classes]
 
 The recipe of DeiT (Touvron et al. 2021, arXiv 2012.12877) for training ViTs from scratch on small
 data: random crop and flip, RandAugment (Cubuk et al. 2020, arXiv 1909.13719), mixup (Zhang et al.
 2018, arXiv 1710.09412) or CutMix (Yun et al. 2019, arXiv 1905.04899), random erasing (Zhong et al.
-2020, arXiv 1708.04896). Every operation acts on the whole batch at once, with a different random
-draw per image, from one `torch.Generator` on the batch's device. Targets are class probabilities
-(one-hot, or two labels mixed), ready for `F.cross_entropy`, whose `label_smoothing` then smooths them.
+2020, arXiv 1708.04896). Scale augmentation is the random-resized-crop of Inception and every
+ImageNet recipe since (Szegedy et al. 2015, arXiv 1409.4842). Every operation acts on the whole
+batch at once, with a different random draw per image, from one `torch.Generator` on the batch's
+device. Targets are class probabilities (one-hot, or two labels mixed), ready for `F.cross_entropy`,
+whose `label_smoothing` then smooths them.
 """
 
 from __future__ import annotations
@@ -45,6 +48,9 @@ class Augment:
     """What to do to each training batch; every option off by default.
 
     Args:
+        resized_crop: (smallest, largest) fraction of the image's area to crop at a random place
+            and aspect ratio (3/4 to 4/3) and resize back to the image's size, so that objects
+            appear up to 1/sqrt(smallest) times larger (None: off; ImageNet recipes use (0.08, 1)).
         crop: pad each side by this many pixels (reflect) and crop back at a random offset (0: off).
         flip: mirror left-right with probability 1/2.
         randaugment: how many RandAugment operations per image (0: off), at `magnitude` (0-10).
@@ -54,6 +60,7 @@ class Augment:
         erasing: probability that an image gets a random rectangle of noise (0: off).
     """
 
+    resized_crop: tuple[float, float] | None = None
     crop: int = 0
     flip: bool = False
     randaugment: int = 0
@@ -63,6 +70,13 @@ class Augment:
     erasing: float = 0.0
 
     def __post_init__(self) -> None:
+        if self.resized_crop is not None:
+            lo, hi = self.resized_crop
+            if not 0 < lo <= hi <= 1:
+                raise ValueError(
+                    "resized_crop is a range of area fractions 0 < smallest <= largest <= 1; "
+                    f"got {self.resized_crop}"
+                )
         if self.crop < 0 or self.randaugment < 0 or self.mixup < 0 or self.cutmix < 0:
             raise ValueError("crop, randaugment, mixup and cutmix must be >= 0")
         if not 0 <= self.erasing <= 1:
@@ -78,7 +92,8 @@ class Augment:
         return RECIPES[name]
 
     def __bool__(self) -> bool:
-        return bool(self.crop or self.flip or self.randaugment or self.mixup or self.cutmix or self.erasing)
+        options = (self.resized_crop, self.crop, self.flip, self.randaugment, self.mixup, self.cutmix)
+        return any(options) or bool(self.erasing)
 
     def __call__(
         self, images: Tensor, labels: Tensor, num_classes: int, generator: torch.Generator
@@ -86,6 +101,8 @@ class Augment:
         """Augmented images [B, C, H, W] and target probabilities [B, num_classes]."""
         g = generator
         targets = F.one_hot(labels, num_classes).to(images.dtype)
+        if self.resized_crop:
+            images = random_resized_crop(images, self.resized_crop, g)
         if self.crop:
             images = random_crop(images, self.crop, g)
         if self.flip:
@@ -121,6 +138,28 @@ def random_crop(images: Tensor, pad: int, g: torch.Generator) -> Tensor:
     b = torch.arange(B, device=images.device)[:, None, None]
     out = padded.permute(0, 2, 3, 1)[b, rows[:, :, None], cols[:, None, :]]  # (B, H, W, C)
     return out.permute(0, 3, 1, 2).contiguous()
+
+
+def random_resized_crop(
+    images: Tensor,
+    scale: tuple[float, float],
+    g: torch.Generator,
+    ratio: tuple[float, float] = (3 / 4, 4 / 3),
+) -> Tensor:
+    """Crop each image to its own random box (a fraction of the area drawn uniformly from `scale`,
+    an aspect ratio log-uniformly from `ratio`, a place uniformly inside the image) and resize the
+    box back to the image's size (bilinear)."""
+    B, device = len(images), images.device
+    area = scale[0] + (scale[1] - scale[0]) * _rand(B, g, device)
+    log_r = math.log(ratio[0]) + (math.log(ratio[1]) - math.log(ratio[0])) * _rand(B, g, device)
+    w = (area * log_r.exp()).sqrt().clamp(max=1)  # width and height as fractions of the side
+    h = (area / log_r.exp()).sqrt().clamp(max=1)
+    cx = (2 * _rand(B, g, device) - 1) * (1 - w)  # the box's centre, normalized coordinates in [-1, 1]
+    cy = (2 * _rand(B, g, device) - 1) * (1 - h)
+    theta = torch.zeros(B, 2, 3, device=device, dtype=images.dtype)
+    theta[:, 0, 0], theta[:, 0, 2], theta[:, 1, 1], theta[:, 1, 2] = w, cx, h, cy
+    grid = F.affine_grid(theta, list(images.shape), align_corners=False)
+    return F.grid_sample(images, grid, mode="bilinear", padding_mode="border", align_corners=False)
 
 
 def random_flip(images: Tensor, g: torch.Generator) -> Tensor:
@@ -267,4 +306,5 @@ __all__ = [
     "random_crop",
     "random_erasing",
     "random_flip",
+    "random_resized_crop",
 ]

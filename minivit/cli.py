@@ -16,7 +16,7 @@ import os
 import re
 import shutil
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import torch
@@ -115,6 +115,14 @@ def build_parser() -> argparse.ArgumentParser:
         choices=list(RECIPES),
         help="augmentation on the batch's device: light = crop + flip; deit = crop, flip, RandAugment, "
         "mixup/CutMix, random erasing",
+    )
+    t.add_argument(
+        "--resized-crop",
+        type=float,
+        nargs=2,
+        metavar=("SMALLEST", "LARGEST"),
+        help="scale augmentation: random-resized-crop of this range of area fractions (e.g. 0.25 1), "
+        "added to --augment",
     )
     t.add_argument(
         "--precision",
@@ -246,7 +254,7 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
         schedule=args.schedule,
         label_smoothing=args.label_smoothing,
         grad_clip=args.grad_clip or None,
-        augment=Augment.recipe(args.augment),
+        augment=replace(Augment.recipe(args.augment), resized_crop=tuple(args.resized_crop or ()) or None),
         precision=args.precision,
         compile=args.compile,
         seed=args.seed,

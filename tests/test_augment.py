@@ -13,6 +13,7 @@ from minivit.augment import (
     random_crop,
     random_erasing,
     random_flip,
+    random_resized_crop,
 )
 
 
@@ -40,6 +41,27 @@ def test_random_crop_is_a_window_of_the_reflect_padded_image():
         assert found, f"image {i} is not a crop of its padded self"
         offsets.add(found[0])
     assert len(offsets) > 1  # each image has its own offset
+
+
+def test_random_resized_crop_zooms_into_a_box_of_the_asked_area_and_aspect_inside_the_image():
+    # channel 0 is the column and channel 1 the row, in normalized coordinates: bilinear resizing
+    # of a linear ramp is exact (between the outermost pixel centres), so each output tells its box
+    size, n = 16, 256
+    t = (2 * torch.arange(size) + 1) / size - 1  # pixel centres in (-1, 1)
+    ramp = torch.stack([t.expand(size, size), t[:, None].expand(size, size)])[None].repeat(n, 1, 1, 1)
+    out = random_resized_crop(ramp, (0.25, 0.5), gen())
+    w = (out[:, 0, 0, -2] - out[:, 0, 0, 1]) / (t[-2] - t[1])  # box width, as a fraction of the side
+    h = (out[:, 1, -2, 0] - out[:, 1, 1, 0]) / (t[-2] - t[1])
+    assert ((w * h >= 0.25 - 1e-4) & (w * h <= 0.5 + 1e-4)).all()  # area within the range
+    assert ((w / h >= 3 / 4 - 1e-4) & (w / h <= 4 / 3 + 1e-4)).all()  # aspect within the range
+    assert out.abs().max() <= 1  # inside the image: no border pixels repeated
+    assert (w * h).std() > 0.05 and out[:, 0].mean((1, 2)).std() > 0.1  # each image its own box and place
+    same, _ = Augment(resized_crop=(1.0, 1.0))(ramp[:1], torch.zeros(1, dtype=torch.long), 2, gen())
+    ratio_one = random_resized_crop(ramp[:4], (1.0, 1.0), gen(), ratio=(1.0, 1.0))
+    torch.testing.assert_close(ratio_one, ramp[:4])  # the whole image: unchanged
+    assert same.shape == ramp[:1].shape
+    with pytest.raises(ValueError, match=r"resized_crop is a range of area fractions .* got \(0.5, 2\)"):
+        Augment(resized_crop=(0.5, 2))
 
 
 def test_random_flip_mirrors_about_half_the_images():
