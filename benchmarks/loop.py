@@ -2,6 +2,7 @@
 
     python loop.py                  # CPU: the Latin-square model, width 32 (lessons) and 160 (paper)
     python loop.py --device cuda    # a GPU (bf16 autocast for all three loops)
+    python loop.py --compile        # also the ensemble under torch.compile (compiled once, untimed)
 
 Rows, each in steps/s (for an ensemble: model-steps/s, K models x steps / s):
   bare      the loop anyone would write: data on the device, a shuffled order, forward, loss,
@@ -10,6 +11,7 @@ Rows, each in steps/s (for an ensemble: model-steps/s, K models x steps / s):
             bar, no evaluation, no checkpoint)
   K x fit   K runs of fit one after another (the same throughput as `fit`, measured)
   ensemble  minivit.ensemble.fit_ensemble on the same K models at once
+  compiled  the same with compile=True (with --compile)
 
 Every row is the median of `--rounds` rounds, the loops interleaved in a new order each round, so
 that a machine that slows down slows all of them alike.
@@ -59,7 +61,9 @@ def timed(run, device) -> float:
     return time.perf_counter() - t0
 
 
-def measure(dim: int, batch_size: int, k: int, steps: int, rounds: int, device) -> dict[str, float]:
+def measure(
+    dim: int, batch_size: int, k: int, steps: int, rounds: int, device, compile: bool = False
+) -> dict[str, float]:
     config = preset("lst").with_(dim=dim, depth=4)
     train = lst.splits(4096, 10, 10, seed=0)["train"]
     images, labels = (t.to(device) for t in train.tensors[:2])
@@ -73,6 +77,9 @@ def measure(dim: int, batch_size: int, k: int, steps: int, rounds: int, device) 
         f"ensemble of {k}": lambda: fit_ensemble(models, train, seeds=range(k), **kw),
     }
     per_run = {"bare": 1, "fit": 1, f"{k} x fit": k, f"ensemble of {k}": k}
+    if compile:
+        runs["compiled"] = lambda: fit_ensemble(models, train, seeds=range(k), compile=True, **kw)
+        per_run["compiled"] = k
     for run in runs.values():  # warm up: first calls, allocator, kernels
         run()
     seconds: dict[str, list[float]] = {name: [] for name in runs}
@@ -92,23 +99,27 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=50, help="steps per timed run (default 50)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
+    ap.add_argument("--compile", action="store_true", help="add the ensemble under torch.compile")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     device = pick_device(args.device)
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU, {args.threads} threads"
     print(f"{name}, PyTorch {torch.__version__}; LST model (4 blocks, 16 tokens), {args.steps} steps a run")
     print()
-    print("| width | batch | bare steps/s | fit | fit / bare | K x fit | ensemble | ensemble / sequential |")
-    print("|---|---|---|---|---|---|---|---|")
+    head = "| width | batch | bare steps/s | fit | fit / bare | K x fit | ensemble | ensemble / sequential |"
+    print(head + (" compiled | compiled / sequential |" if args.compile else ""))
+    print("|" + "---|" * (10 if args.compile else 8))
     for dim in args.dims:
         for batch_size in args.batch_sizes:
-            r = measure(dim, batch_size, args.k, args.steps, args.rounds, device)
+            r = measure(dim, batch_size, args.k, args.steps, args.rounds, device, args.compile)
             seq, ens = r[f"{args.k} x fit"], r[f"ensemble of {args.k}"]
-            print(
+            row = (
                 f"| {dim} | {batch_size} | {r['bare']:.1f} | {r['fit']:.1f} | {r['fit'] / r['bare']:.3f} "
-                f"| {seq:.1f} | {ens:.1f} | {ens / seq:.2f}x |",
-                flush=True,
+                f"| {seq:.1f} | {ens:.1f} | {ens / seq:.2f}x |"
             )
+            if args.compile:
+                row += f" {r['compiled']:.1f} | {r['compiled'] / seq:.2f}x |"
+            print(row, flush=True)
 
 
 if __name__ == "__main__":

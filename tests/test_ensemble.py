@@ -69,3 +69,24 @@ def test_a_member_whose_loss_turns_nan_is_named():
         ensemble[1].head.weight.fill_(float("nan"))
     with pytest.raises(TrainingDiverged, match=r"loss of member 1 \(seed 7\) became nan at step 1"):
         fit_ensemble(ensemble, data(), seeds=[3, 7], steps=5, progress=False)
+
+
+@pytest.mark.slow
+def test_a_compiled_ensemble_trains_like_the_eager_one():
+    kw = dict(seeds=[0, 1], steps=10, batch_size=32, lr=3e-3, progress=False)
+    eager, compiled = models([0, 1]), models([0, 1])
+    h_eager = fit_ensemble(eager, data(), **kw)
+    h_compiled = fit_ensemble(compiled, data(), compile=True, **kw)
+    for a, b in zip(h_eager, h_compiled, strict=True):
+        torch.testing.assert_close(a.loss, b.loss, atol=1e-4, rtol=1e-4)
+    for a, b in zip(eager, compiled, strict=True):
+        for (name, p), q in zip(a.named_parameters(), b.parameters(), strict=True):
+            torch.testing.assert_close(p, q, atol=1e-4, rtol=1e-4, msg=name)
+
+
+@pytest.mark.slow
+def test_a_compiled_ensemble_with_dropout_learns():
+    ensemble = models([0, 1], dropout=0.1)
+    histories = fit_ensemble(ensemble, data(), seeds=[0, 1], steps=60, lr=3e-3, compile=True, progress=False)
+    for h in histories:
+        assert sum(h.loss[-10:]) < sum(h.loss[:10])
