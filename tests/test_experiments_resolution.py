@@ -84,3 +84,33 @@ def test_main_writes_results_with_provenance(tmp_path, monkeypatch):
     assert read_result(out) == result
     with pytest.raises(SystemExit):
         resolution.main(["--settings", "nope"])
+
+
+def test_the_tokens_condition_tests_on_larger_canvases_and_the_zoom_condition_on_larger_scenes():
+    from dataclasses import replace
+
+    tokens = replace(TINY, task="distance", train_size=16, test_sizes=(16, 24), condition="tokens")
+    task = resolution.load(tokens)
+    canvases, zoomed = (
+        resolution.test_sets(tokens, task),
+        resolution.test_sets(replace(tokens, condition="zoom"), task),
+    )
+    assert canvases[24].layout.shape[1] == 36 and zoomed[24].layout.shape[1] == 16  # 6x6 cells vs 4x4 larger
+    records, _ = resolution.run_seed(replace(tokens, resized_crop=(0.5, 1.0)), 0, progress=False)
+    assert [list(r["accuracy"]) for r in records] == [["16", "24"]] * len(TINY.variants)
+    real = resolution.load(replace(TINY, task="mnist-offline", train_size=28, patch_size=7))
+    with pytest.raises(ValueError, match="no larger canvas .* use condition 'zoom'"):
+        resolution.test_sets(replace(TINY, condition="tokens"), real)
+
+
+def test_relative_clamp_is_the_relative_model_with_its_outermost_offsets_reused():
+    from minivit import ViT
+
+    torch.manual_seed(0)
+    model = ViT(TINY.config("relative", 9, 3)).eval()
+    clamped = resolution.evaluated_as(model, "relative-clamp")
+    assert clamped.pos.resize == "clamp" and model.pos.resize == "interpolate"
+    x = torch.rand(2, 3, 16, 16)
+    torch.testing.assert_close(clamped(x), model(x))  # trained grid: the same table
+    bias = clamped.pos.attn_bias((6, 6), 0)  # at 6x6, an offset of 1 keeps its trained bias
+    torch.testing.assert_close(bias[:, 0, 1], model.pos.attn_bias((4, 4), 0)[:, 0, 1])

@@ -3,7 +3,8 @@
 import pytest
 import torch
 
-from minivit.data import SHAPES, TASKS, make_task, relation, where, which_shape
+from minivit.data import SHAPES, TASKS, load_task, make_task, relation, where, which_shape
+from minivit.data.synthetic import distance
 
 
 @pytest.mark.parametrize("name", list(TASKS))
@@ -53,3 +54,32 @@ def test_where_shows_one_shape_in_the_labelled_cell():
     assert ((d.layout >= 0).sum(1) == 1).all()
     assert torch.equal((d.layout >= 0).long().argmax(1), d.labels)
     assert len(d.classes) == 16
+
+
+def test_distance_puts_circle_and_square_on_one_line_as_many_cells_apart_as_the_label_says():
+    d = distance(300, cells=5)
+    circle_left_or_above = 0
+    for layout, label in zip(d.layout, d.labels.tolist(), strict=True):
+        a = (layout == SHAPES.index("circle")).nonzero().item()
+        b = (layout == SHAPES.index("square")).nonzero().item()
+        circle_left_or_above += a < b
+        (ar, ac), (br, bc) = divmod(a, 5), divmod(b, 5)
+        assert (ar == br and abs(ac - bc) == label + 1) or (ac == bc and abs(ar - br) == label + 1)
+        assert (layout >= 0).sum() == 2
+    assert torch.bincount(d.labels, minlength=3).min() > 60 and d.images.shape[-1] == 40
+    assert 100 < circle_left_or_above < 200  # which comes first does not matter
+    rows = {divmod(int(i), 5)[0] for i in (d.layout >= 0).long().argmax(1)}  # of the first circle
+    assert rows == set(range(5))  # pairs all over the canvas
+    with pytest.raises(ValueError, match="at least 2 cells"):
+        distance(4, cells=1)
+
+
+def test_a_larger_canvas_keeps_the_cells_size_in_pixels_and_a_zoom_does_not():
+    task = load_task("distance", train_size=8, test_size=50)
+    assert task.image_size == 32 and task.train.layout.shape[1] == 16  # 4 x 4 cells of 8 px
+    canvas, zoomed = task.on_canvas(48), task.at_size(48)
+    assert canvas.layout.shape[1] == 36 and zoomed.layout.shape[1] == 16  # 6 x 6 cells vs 4 x 4 larger
+    assert canvas.tensors[0].shape == zoomed.tensors[0].shape == (50, 3, 48, 48)
+    with pytest.raises(ValueError, match="whole cells of 8 px: 44 px is not a multiple of it"):
+        task.on_canvas(44)
+    assert load_task("mnist-offline", train_size=8, test_size=8).on_canvas is None

@@ -181,14 +181,59 @@ def relation(n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) -> 
     return SyntheticTask(images, label, list(RELATIONS), "relation", shape)
 
 
-TASKS = {"odd_one_out": odd_one_out, "which_shape": which_shape, "where": where, "relation": relation}
+GAPS = ("neighbours", "one cell between", "two cells between")
 
 
-def make_task(name: str, n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) -> SyntheticTask:
-    """A synthetic task by name (see TASKS) on a layout of cells x cells."""
+def distance(n: int, *, image_size: int | None = None, cells: int = 4, seed: int = 0) -> SyntheticTask:
+    """How far apart are the circle and the square? They share a row or a column, with 0, 1 or 2
+    cells between them (3 classes; needs cells >= 2, and cells >= 4 for every class). Rendered at 8
+    pixels a cell unless `image_size` says otherwise.
+
+    A task that needs distance and nothing else: left and right, up and down, and where the pair
+    lies on the canvas do not matter, so an encoding that sees only distance (ALiBi-2D) can solve it,
+    and on a larger canvas (more cells) the answers are the same distances in pixels.
+    """
+    if cells < 2:
+        raise ValueError(f"the distance task needs at least 2 cells a side; got {cells}")
+    g = torch.Generator().manual_seed(seed)
+    gaps = min(len(GAPS), cells - 1)
+    label = torch.randint(gaps, (n,), generator=g)
+    line = torch.randint(cells, (n,), generator=g)  # the shared row or column
+    first = (torch.rand(n, generator=g) * (cells - 1 - label)).long()  # room for the second circle
+    second = first + label + 1
+    horizontal = torch.rand(n, generator=g) < 0.5
+    circle_first = torch.rand(n, generator=g) < 0.5
+    first, second = torch.where(circle_first, first, second), torch.where(circle_first, second, first)
+    circle = torch.where(horizontal, line * cells + first, first * cells + line)
+    square = torch.where(horizontal, line * cells + second, second * cells + line)
+    shape = torch.full((n, cells * cells), -1)
+    shape[torch.arange(n), circle] = SHAPES.index("circle")
+    shape[torch.arange(n), square] = SHAPES.index("square")
+    color, scale, offset = _random_layout(n, cells, g)
+    images = render_cells(shape, color, scale, offset, cells=cells, image_size=image_size or 8 * cells)
+    return SyntheticTask(images, label, list(GAPS), "distance", shape)
+
+
+TASKS = {
+    "odd_one_out": odd_one_out,
+    "which_shape": which_shape,
+    "where": where,
+    "relation": relation,
+    "distance": distance,
+}
+# the layout each task is drawn on by default (cells a side) and its image size
+DEFAULT_CELLS = {"distance": 4}
+
+
+def make_task(
+    name: str, n: int, *, image_size: int | None = None, cells: int | None = None, seed: int = 0
+) -> SyntheticTask:
+    """A synthetic task by name (see TASKS) on a layout of cells x cells (default: the task's own,
+    3 or 4 cells), rendered at `image_size` (default 8 pixels a cell)."""
     if name not in TASKS:
         raise ValueError(f"unknown synthetic task {name!r}; known: {', '.join(TASKS)}")
-    return TASKS[name](n, image_size=image_size, cells=cells, seed=seed)
+    cells = cells or DEFAULT_CELLS.get(name, 3)
+    return TASKS[name](n, image_size=image_size or 8 * cells, cells=cells, seed=seed)
 
 
 def shuffle_patches(images: Tensor, patch_size: int, perm: Tensor) -> Tensor:

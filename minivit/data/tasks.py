@@ -25,7 +25,10 @@ class TaskData:
     in_channels: int
     num_classes: int
     image_size: int
-    at_size: Callable[[int], TensorDataset]  # the test set at another image size
+    at_size: Callable[[int], TensorDataset]  # the test set at another image size: the same scenes, zoomed
+    # the test set on a canvas of another size with everything at its size in pixels (more tokens,
+    # the same content); None where a task cannot draw more of its world (real photos)
+    on_canvas: Callable[[int], TensorDataset] | None = None
 
     def __repr__(self) -> str:
         return (
@@ -52,13 +55,22 @@ def load_task(
     if image_size is not None:
         check_whole("image_size", image_size, 1)
     if name in SYNTHETIC:
-        size = image_size or 24
+        cells = synthetic.DEFAULT_CELLS.get(name, 3)
+        size = image_size or 8 * cells
 
         def at_size(s: int) -> TensorDataset:
-            return synthetic.make_task(name, test_size, image_size=s, seed=seed + 1)
+            return synthetic.make_task(name, test_size, image_size=s, cells=cells, seed=seed + 1)
 
-        train = synthetic.make_task(name, train_size, image_size=size, seed=seed)
-        return TaskData(name, train, at_size(size), 3, len(train.classes), size, at_size)
+        def on_canvas(s: int) -> TensorDataset:
+            if s * cells % size:
+                raise ValueError(
+                    f"a {name} canvas grows by whole cells of {size / cells:g} px: "
+                    f"{s} px is not a multiple of it; use a multiple"
+                )
+            return synthetic.make_task(name, test_size, image_size=s, cells=s * cells // size, seed=seed + 1)
+
+        train = synthetic.make_task(name, train_size, image_size=size, cells=cells, seed=seed)
+        return TaskData(name, train, at_size(size), 3, len(train.classes), size, at_size, on_canvas)
     if name == "lst":
         if image_size not in (None, 4):
             raise ValueError("the Latin square task is a fixed 4x4 grid of cells; leave out --image-size")

