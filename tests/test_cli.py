@@ -129,3 +129,13 @@ def test_train_with_augmentation_and_mixed_precision_writes_the_history(tmp_path
 
     assert "crop=4" in load_checkpoint(out)["settings"]["augment"]  # a resume must use the same recipe
     assert main([*args, "--augment", "light", "--out", str(out), "--resume"]) == 2  # last one wins
+
+
+def test_train_with_scale_augmentation_records_it_and_rejects_a_range_past_one(tmp_path, capsys):
+    from minivit.train import load_checkpoint
+
+    out = tmp_path / "run"
+    assert main(["train", *SMALL, "--resized-crop", "0.5", "1", "--out", str(out)]) == 0
+    assert "resized_crop=(0.5, 1.0)" in load_checkpoint(out)["settings"]["augment"]
+    assert main(["train", *SMALL, "--resized-crop", "0.5", "2", "--out", str(tmp_path / "bad")]) == 2
+    assert "resized_crop is a range of area fractions" in capsys.readouterr().err
