@@ -17,7 +17,7 @@ whose `label_smoothing` then smooths them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 import torch
@@ -90,6 +90,12 @@ class Augment:
         if name not in RECIPES:
             raise ValueError(f"unknown augmentation recipe {name!r}; known: {', '.join(RECIPES)}")
         return RECIPES[name]
+
+    def __repr__(self) -> str:
+        # without scale augmentation, the repr of the releases before it: checkpoints record it,
+        # and a resume compares it, so runs saved then still resume
+        shown = [f for f in fields(self) if f.name != "resized_crop" or self.resized_crop is not None]
+        return f"Augment({', '.join(f'{f.name}={getattr(self, f.name)!r}' for f in shown)})"
 
     def __bool__(self) -> bool:
         options = (self.resized_crop, self.crop, self.flip, self.randaugment, self.mixup, self.cutmix)

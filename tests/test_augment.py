@@ -60,6 +60,10 @@ def test_random_resized_crop_zooms_into_a_box_of_the_asked_area_and_aspect_insid
     ratio_one = random_resized_crop(ramp[:4], (1.0, 1.0), gen(), ratio=(1.0, 1.0))
     torch.testing.assert_close(ratio_one, ramp[:4])  # the whole image: unchanged
     assert same.shape == ramp[:1].shape
+    assert repr(Augment(crop=4, flip=True)) == (  # as checkpoints written before resized_crop record it
+        "Augment(crop=4, flip=True, randaugment=0, magnitude=9.0, mixup=0.0, cutmix=0.0, erasing=0.0)"
+    )
+    assert repr(Augment(resized_crop=(0.5, 1.0))).startswith("Augment(resized_crop=(0.5, 1.0), crop=0")
     with pytest.raises(ValueError, match=r"resized_crop is a range of area fractions .* got \(0.5, 2\)"):
         Augment(resized_crop=(0.5, 2))
 
