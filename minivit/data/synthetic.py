@@ -170,15 +170,23 @@ def relation(n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) -> 
     # circle position along the line: first for "left of"/"above", second for "right of"/"below"
     circle_at = torch.where(label % 2 == 0, lo, hi)
     square_at = torch.where(label % 2 == 0, hi, lo)
-    horizontal = label < 2
+    images, shape = _circle_and_square(line, circle_at, square_at, label < 2, cells, image_size, g)
+    return SyntheticTask(images, label, list(RELATIONS), "relation", shape)
+
+
+def _circle_and_square(
+    line: Tensor, circle_at: Tensor, square_at: Tensor, horizontal: Tensor, cells: int, image_size: int, g
+) -> tuple[Tensor, Tensor]:
+    """Scenes with a circle and a square on one row (`horizontal`) or column `line`, at positions
+    `circle_at` and `square_at` along it: images and layouts."""
+    n = len(line)
     circle = torch.where(horizontal, line * cells + circle_at, circle_at * cells + line)
     square = torch.where(horizontal, line * cells + square_at, square_at * cells + line)
     shape = torch.full((n, cells * cells), -1)
     shape[torch.arange(n), circle] = SHAPES.index("circle")
     shape[torch.arange(n), square] = SHAPES.index("square")
     color, scale, offset = _random_layout(n, cells, g)
-    images = render_cells(shape, color, scale, offset, cells=cells, image_size=image_size)
-    return SyntheticTask(images, label, list(RELATIONS), "relation", shape)
+    return render_cells(shape, color, scale, offset, cells=cells, image_size=image_size), shape
 
 
 GAPS = ("neighbours", "one cell between", "two cells between")
@@ -199,18 +207,14 @@ def distance(n: int, *, image_size: int | None = None, cells: int = 4, seed: int
     gaps = min(len(GAPS), cells - 1)
     label = torch.randint(gaps, (n,), generator=g)
     line = torch.randint(cells, (n,), generator=g)  # the shared row or column
-    first = (torch.rand(n, generator=g) * (cells - 1 - label)).long()  # room for the second circle
+    first = (torch.rand(n, generator=g) * (cells - 1 - label)).long()  # room for the second shape
     second = first + label + 1
     horizontal = torch.rand(n, generator=g) < 0.5
     circle_first = torch.rand(n, generator=g) < 0.5
-    first, second = torch.where(circle_first, first, second), torch.where(circle_first, second, first)
-    circle = torch.where(horizontal, line * cells + first, first * cells + line)
-    square = torch.where(horizontal, line * cells + second, second * cells + line)
-    shape = torch.full((n, cells * cells), -1)
-    shape[torch.arange(n), circle] = SHAPES.index("circle")
-    shape[torch.arange(n), square] = SHAPES.index("square")
-    color, scale, offset = _random_layout(n, cells, g)
-    images = render_cells(shape, color, scale, offset, cells=cells, image_size=image_size or 8 * cells)
+    circle_at, square_at = torch.where(circle_first, first, second), torch.where(circle_first, second, first)
+    images, shape = _circle_and_square(
+        line, circle_at, square_at, horizontal, cells, image_size or 8 * cells, g
+    )
     return SyntheticTask(images, label, list(GAPS), "distance", shape)
 
 
