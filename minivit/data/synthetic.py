@@ -175,7 +175,13 @@ def relation(n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) -> 
 
 
 def _circle_and_square(
-    line: Tensor, circle_at: Tensor, square_at: Tensor, horizontal: Tensor, cells: int, image_size: int, g
+    line: Tensor,
+    circle_at: Tensor,
+    square_at: Tensor,
+    horizontal: Tensor,
+    cells: int,
+    image_size: int,
+    g: torch.Generator,
 ) -> tuple[Tensor, Tensor]:
     """Scenes with a circle and a square on one row (`horizontal`) or column `line`, at positions
     `circle_at` and `square_at` along it: images and layouts."""
