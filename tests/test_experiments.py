@@ -1,3 +1,4 @@
+import importlib
 import json
 
 import pytest
@@ -90,10 +91,14 @@ def test_recorded_results_ship_in_the_package_and_a_missing_one_is_named():
 
     sweep = experiments.recorded("init_scale.json")
     assert sweep["provenance"]["command"].startswith("python -m minivit.experiments.init_scale")
-    # each recorded file's command writes it where it is read from
+    # each recorded file's command writes it where it is read from, by --out or by default
     for name in ("init_scale.json", "init_scale_reference.json", "init_scale_wide.json", "resolution.json"):
         command = experiments.recorded(name)["provenance"]["command"]
-        assert command.endswith(f"--out minivit/experiments/recorded/{name}"), command
+        path = f"minivit/experiments/recorded/{name}"
+        module = importlib.import_module(command.split()[2])
+        assert command.endswith(f"--out {path}") or (
+            "--out" not in command.split() and module.DEFAULT_OUT == path
+        )
     with pytest.raises(FileNotFoundError, match=r"no recorded result 'nope.json'; recorded: init_scale.json"):
         experiments.recorded("nope.json")
 

@@ -367,6 +367,9 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     return out
 
 
+DEFAULT_OUT = "minivit/experiments/recorded/init_scale.json"  # where the lessons read it from (package data)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(
         prog="python -m minivit.experiments.init_scale",
@@ -387,7 +390,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--optimizer", choices=("adamw", "sgd"), help="override the setting's optimizer")
     ap.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
     ap.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
-    ap.add_argument("--out", default="minivit/experiments/recorded/init_scale.json")
+    ap.add_argument("--out", default=DEFAULT_OUT)
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
     argv = sys.argv[1:] if argv is None else list(argv)
     args = ap.parse_args(argv)

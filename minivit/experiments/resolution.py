@@ -318,6 +318,9 @@ def order_above(summary: dict[str, dict[str, Any]], train_size: int) -> list[str
     return sorted(summary, key=score, reverse=True)
 
 
+DEFAULT_OUT = "minivit/experiments/recorded/resolution.json"  # where the lessons read it from (package data)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(
         prog="python -m minivit.experiments.resolution",
@@ -329,7 +332,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--steps", type=int, help="override each setting's training steps")
     ap.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
     ap.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
-    ap.add_argument("--out", default="minivit/experiments/recorded/resolution.json")
+    ap.add_argument("--out", default=DEFAULT_OUT)
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
     argv = sys.argv[1:] if argv is None else list(argv)
     args = ap.parse_args(argv)
