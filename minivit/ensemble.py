@@ -2,7 +2,8 @@
 
 The K models' weights are stacked (`torch.func.stack_module_state`) and one forward and backward
 (`torch.func.vmap` over `functional_call`) trains them all: different seeds, different
-initialisations (the sigma of a learned table), each with its own batch order. A small model leaves
+initialisations (the sigma of a learned table), each with its own batch order, augmentation draws
+and, if given one each, its own training set. A small model leaves
 a GPU idle between its kernels and a CPU busy with per-operation overhead; K of them in one step
 fill both.
 
@@ -17,8 +18,8 @@ single runs to float32 rounding at first, and stay close while training is stabl
 at width 32 and batch 128: about 40 s once, then a step about 1.4x faster, so it pays from about a
 thousand steps on).
 
-Not here (use `fit`): augmentation, checkpoints and resume, torchrun, fp16 loss scaling (on a GPU
-without bf16, "auto" trains the ensemble in fp32).
+Not here (use `fit`): checkpoints and resume, torchrun, fp16 loss scaling (on a GPU without bf16,
+"auto" trains the ensemble in fp32).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from torch.func import functional_call, stack_module_state, vmap
 from torch.utils.data import TensorDataset
 
 from minivit.attention import Attention
+from minivit.augment import Augment
 from minivit.evaluate import evaluate
 from minivit.train import (
     History,
@@ -41,6 +43,7 @@ from minivit.train import (
     _optimizer,
     _progress,
     _Settings,
+    augment_seed,
     autocast_dtype,
     check_fit_options,
     check_train_set,
@@ -51,7 +54,7 @@ from minivit.train import (
 
 def fit_ensemble(
     models: Sequence[nn.Module],
-    train: TensorDataset,
+    train: TensorDataset | Sequence[TensorDataset],
     *,
     seeds: Sequence[int],
     steps: int = 500,
@@ -64,8 +67,9 @@ def fit_ensemble(
     grad_clip: float | None = 1.0,
     optimizer: str = "adamw",
     position_lr_scale: float = 1.0,
+    augment: Augment | None = None,
     precision: str = "auto",
-    eval_data: TensorDataset | None = None,
+    eval_data: TensorDataset | Sequence[TensorDataset] | None = None,
     eval_every: int | None = None,
     sync_every: int = 25,
     compile: bool | str = False,
@@ -74,9 +78,10 @@ def fit_ensemble(
     desc: str | None = None,
 ) -> list[History]:
     """Train every model in `models` (the same architecture; any weights) at once, member k with the
-    batch order of `seeds[k]`, and return their Histories. The trained weights are written back
-    into `models`. Options as in `minivit.train.fit`; `compile` compiles the K models' batched
-    forward (and with it the backward)."""
+    batch order and augmentation draws of `seeds[k]`, and return their Histories. The trained weights
+    are written back into `models`. `train` (and `eval_data`) is one dataset for all members or one
+    per member (each of the same size and image shape). Options as in `minivit.train.fit`; `compile`
+    compiles the K models' batched forward (and with it the backward)."""
     settings = check_fit_options(
         steps=steps,
         batch_size=batch_size,
@@ -95,8 +100,8 @@ def fit_ensemble(
     )
     stack = _Stack(models, seeds, device, compile)
     classes = int(getattr(getattr(models[0], "config", None), "num_classes", 0)) or None
-    check_train_set(train, classes)
-    images, labels = (t.to(stack.device) for t in train.tensors[:2])
+    data = _Data(_per_member(train, len(models), "train"), seeds, batch_size, augment, classes, stack.device)
+    evals = _per_member(eval_data, len(models), "eval_data") if eval_data is not None else None
     opt = stack.optimizer(settings)
     dtype = autocast_dtype(stack.device, precision)
     if dtype == torch.float16:
@@ -104,7 +109,6 @@ def fit_ensemble(
             raise ValueError("fit_ensemble has no fp16 loss scaling; use precision='bf16' or 'fp32'")
         dtype = None  # "auto" on a GPU without bf16
     autocast = torch.autocast(stack.device.type, dtype=dtype or torch.float32, enabled=dtype is not None)
-    batches = [_Batches(len(images), batch_size, s, stack.device, 0, 1) for s in seeds]
     histories = [History() for _ in models]
     names = [f"member {k} (seed {s})" for k, s in enumerate(seeds)]
     meter = _Meter(histories, 1, None, f"lower the learning rate (lr={lr})", names)
@@ -112,15 +116,17 @@ def fit_ensemble(
     bar = _progress(0, steps, desc or f"{len(models)} models", enabled=progress)
     try:
         for step in range(steps):
-            idx = torch.stack([b.next() for b in batches])  # (K, B)
+            x, target, y = data.batch(step)
             rate = lr_at(step, steps=steps, lr=lr, warmup=settings.warmup, schedule=schedule)
             for group in opt.param_groups:
                 group["lr"] = rate * group.get("lr_scale", 1.0)
             with autocast:
-                logits = stack(images[idx])  # (K, B, classes)
-            y = labels[idx]
+                logits = stack(x)  # (K, B, classes)
             losses = F.cross_entropy(
-                logits.flatten(0, 1).float(), y.flatten(), label_smoothing=label_smoothing, reduction="none"
+                logits.flatten(0, 1).float(),
+                target.flatten(0, 1),
+                label_smoothing=label_smoothing,
+                reduction="none",
             ).view(len(models), -1)
             loss = losses.mean(1)  # each member's own loss
             opt.zero_grad(set_to_none=True)
@@ -137,13 +143,70 @@ def fit_ensemble(
                 bar.set_postfix(meter.summary(), refresh=False)
             if evaluating:
                 stack.write_back()
-                for model, history in zip(models, histories, strict=True):
+                for model, history, ds in zip(models, histories, evals, strict=True):
                     history.eval_step.append(done)
-                    history.eval_accuracy.append(evaluate(model, eval_data))
+                    history.eval_accuracy.append(evaluate(model, ds))
     finally:
         bar.close()
     stack.write_back()
     return histories
+
+
+def _per_member(data: TensorDataset | Sequence[TensorDataset], k: int, name: str) -> list[TensorDataset]:
+    """One dataset per member: `data` K times over, or `data` itself if it is K datasets."""
+    if isinstance(data, TensorDataset):
+        return [data] * k
+    data = list(data)
+    if len(data) != k:
+        raise ValueError(f"{name} holds {len(data)} datasets for {k} models; pass one, or one per model")
+    return data
+
+
+class _Data:
+    """Each member's training set, batch order and augmentation; `batch` gives the step's images
+    [K, B, C, H, W], targets and labels [K, B], member k's drawn as its own `fit` run draws them."""
+
+    def __init__(
+        self,
+        trains: list[TensorDataset],
+        seeds: Sequence[int],
+        batch_size: int,
+        augment: Augment | None,
+        classes: int | None,
+        device: torch.device,
+    ):
+        for k, ds in enumerate(trains):
+            check_train_set(ds, classes)
+            if ds.tensors[0].shape != trains[0].tensors[0].shape:
+                raise ValueError(
+                    f"member {k}'s training images are {tuple(ds.tensors[0].shape)} and member 0's "
+                    f"{tuple(trains[0].tensors[0].shape)}; an ensemble needs training sets of one size"
+                )
+        if all(ds is trains[0] for ds in trains):  # one set for all: a view, not K copies
+            self.images, self.labels = (
+                t.to(device).expand(len(trains), *t.shape) for t in trains[0].tensors[:2]
+            )
+        else:
+            self.images, self.labels = (
+                torch.stack([ds.tensors[i] for ds in trains]).to(device) for i in (0, 1)
+            )
+        self.members = torch.arange(len(trains), device=device)[:, None]
+        self.batches = [_Batches(self.images.shape[1], batch_size, s, device, 0, 1) for s in seeds]
+        self.seeds, self.augment = list(seeds), augment
+        self.classes = classes or int(self.labels.max()) + 1
+        self.rng = torch.Generator(device=device)
+
+    def batch(self, step: int) -> tuple[Tensor, Tensor, Tensor]:
+        idx = torch.stack([b.next() for b in self.batches])  # (K, B)
+        x, y = self.images[self.members, idx], self.labels[self.members, idx]
+        if not self.augment:
+            return x, y, y
+        out = []
+        for k, seed in enumerate(self.seeds):
+            self.rng.manual_seed(augment_seed(seed, 0, step))
+            out.append(self.augment(x[k], y[k], self.classes, self.rng))
+        x, target = (torch.stack(t) for t in zip(*out, strict=True))
+        return x, target, target.argmax(-1)
 
 
 class _Stack:

@@ -459,9 +459,7 @@ class _Run:
         if not self.augment:
             return x, y, y
         # reseeded every step, so a resumed run (and each process) draws what it would have
-        self.augment_rng.manual_seed(
-            ((self.settings.seed * 1_000_003 + self.rank) * 1_000_003 + step) % 2**63
-        )
+        self.augment_rng.manual_seed(augment_seed(self.settings.seed, self.rank, step))
         x, target = self.augment(x, y, self.classes, self.augment_rng)
         return x, target, target.argmax(-1)
 
@@ -639,6 +637,11 @@ def _wrap(model: nn.Module, device: torch.device, world: int, compile: bool | st
     if compile:
         net = torch.compile(net, mode=None if compile is True else compile)
     return net
+
+
+def augment_seed(seed: int, rank: int, step: int) -> int:
+    """The augmentation generator's seed at `step` of the run seeded `seed`, in process `rank`."""
+    return ((seed * 1_000_003 + rank) * 1_000_003 + step) % 2**63
 
 
 class _Batches:

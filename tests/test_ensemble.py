@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from minivit import ViT, ViTConfig
+from minivit.augment import Augment
 from minivit.ensemble import fit_ensemble
 from minivit.train import TrainingDiverged, fit, seed_everything
 from tests.test_checkpoint import data
@@ -42,6 +43,29 @@ def test_each_member_ends_where_its_own_fit_run_ends(options):
         torch.testing.assert_close(history.loss, alone.loss, atol=1e-4, rtol=1e-4)
         assert history.accuracy == pytest.approx(alone.accuracy, abs=1 / 32 + 1e-6)  # one image at most
         assert history.eval_step == alone.eval_step and len(history.eval_accuracy) == 10
+
+
+@pytest.mark.parametrize("position", ["relative", "rope-mixed", "alibi2d"])
+def test_members_with_their_own_data_and_augmentation_end_where_their_fit_runs_end(position):
+    seeds = [0, 1, 2]
+    ensemble, singles = models(seeds, position=position), models(seeds, position=position)
+    trains = [data(seed=10 + s) for s in seeds]
+    augment = Augment(resized_crop=(0.5, 1.0), flip=True, mixup=0.5)
+    kw = dict(steps=20, batch_size=32, lr=3e-3, augment=augment, progress=False)
+    histories = fit_ensemble(ensemble, trains, seeds=seeds, eval_data=trains, **kw)
+    for seed, model, single, history, train in zip(seeds, ensemble, singles, histories, trains, strict=True):
+        alone = fit(single, train, seed=seed, eval_data=train, **kw)
+        for (name, p), q in zip(model.named_parameters(), single.parameters(), strict=True):
+            torch.testing.assert_close(p, q, atol=1e-4, rtol=1e-4, msg=f"member {seed}, {name}")
+        torch.testing.assert_close(history.loss, alone.loss, atol=1e-4, rtol=1e-4)
+        assert history.eval_accuracy == pytest.approx(alone.eval_accuracy, abs=1 / 256 + 1e-6)
+
+
+def test_training_sets_of_other_sizes_or_counts_are_named():
+    with pytest.raises(ValueError, match=r"member 1's training images are \(128, 3, 8, 8\) and member 0's"):
+        fit_ensemble(models([0, 1]), [data(), data(128)], seeds=[0, 1], steps=1, progress=False)
+    with pytest.raises(ValueError, match=r"train holds 3 datasets for 2 models; pass one, or one per model"):
+        fit_ensemble(models([0, 1]), [data()] * 3, seeds=[0, 1], steps=1, progress=False)
 
 
 def test_members_with_other_seeds_and_inits_differ_and_all_learn():

@@ -1,4 +1,5 @@
 import json
+from dataclasses import replace
 
 import pytest
 import torch
@@ -56,6 +57,24 @@ def test_run_seed_evaluates_every_variant_at_every_size():
     assert sorted(order) == sorted(TINY.variants)
     means = [summary["odd_one_out"][v]["mean"][2] for v in order]
     assert means == sorted(means, reverse=True)
+
+
+def test_seeds_trained_at_once_end_where_each_seed_alone_ends():
+    setting = replace(TINY, resized_crop=(0.5, 1.0), steps=10)
+    records, together = resolution.run_seeds(setting, [0, 1], progress=False, keep_models=True)
+    assert [(r["seed"], r["variant"]) for r in records] == [
+        (s, v)
+        for pair in (("learned", "learned-antialias"), ("rope-mixed", "rope-mixed-interp"))
+        for s in (0, 1)
+        for v in pair
+    ]
+    for seed in (0, 1):
+        alone = resolution.run_seed(setting, seed, progress=False, keep_models=True)[1]
+        for variant in setting.variants:
+            for (name, p), q in zip(
+                together[variant, seed].named_parameters(), alone[variant].parameters(), strict=True
+            ):
+                torch.testing.assert_close(p, q, atol=1e-4, rtol=1e-4, msg=f"{variant}, seed {seed}, {name}")
 
 
 def test_finetune_at_a_new_size_resamples_then_trains(tmp_path):

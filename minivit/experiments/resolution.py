@@ -26,6 +26,7 @@ from torch.utils.data import TensorDataset
 from minivit.augment import Augment
 from minivit.config import ViTConfig
 from minivit.data.tasks import TaskData, load_task
+from minivit.ensemble import fit_ensemble
 from minivit.evaluate import evaluate_resolutions
 from minivit.experiments import provenance, write_result
 from minivit.model import ViT
@@ -188,6 +189,79 @@ def trainings(variants: tuple[str, ...]) -> dict[str, list[str]]:
     return {served[0]: served for served in by_encoding.values()}
 
 
+def train_models(
+    setting: Setting,
+    encoding: str,
+    tasks: list[TaskData],
+    seeds: list[int],
+    *,
+    device: str | torch.device | None = None,
+    progress: bool = True,
+    name: str | None = None,
+) -> tuple[list[ViT], float]:
+    """One model of `encoding` per seed, seed k on `tasks[k]`: with `fit` for one seed, and for more
+    as one ensemble (`minivit.ensemble`; each member ends where its own `fit` run would). Returns
+    the models and the training seconds per model."""
+    models = []
+    for seed, task in zip(seeds, tasks, strict=True):
+        seed_everything(seed)
+        models.append(ViT(setting.config(encoding, task.num_classes, task.in_channels)))
+    options: dict[str, Any] = {
+        "steps": setting.steps,
+        "batch_size": setting.batch_size,
+        "lr": setting.lr,
+        "augment": Augment(resized_crop=setting.resized_crop) if setting.resized_crop else None,
+        "device": device,
+        "progress": progress,
+        "desc": f"{name or setting.task} {encoding}, seed{'s' * (len(seeds) > 1)} "
+        + ", ".join(map(str, seeds)),
+    }
+    t0 = time.perf_counter()
+    if len(models) == 1:
+        fit(models[0], tasks[0].train, seed=seeds[0], **options)
+    else:
+        fit_ensemble(models, [t.train for t in tasks], seeds=seeds, **options)
+    return [m.cpu().eval() for m in models], (time.perf_counter() - t0) / len(models)
+
+
+def run_seeds(
+    setting: Setting,
+    seeds: list[int],
+    *,
+    tasks: list[TaskData] | None = None,
+    device: str | torch.device | None = None,
+    progress: bool = True,
+    keep_models: bool = False,
+    name: str | None = None,
+) -> tuple[list[dict[str, Any]], dict[tuple[str, int], ViT]]:
+    """Train every variant's model once per seed (the seeds at once, `train_models`), each seed on
+    its own draw of the task; evaluate each variant at every test size. Records are tagged with
+    `name` (default: the task's name); `keep_models` returns the models by (variant, seed)."""
+    tasks = tasks or [load(setting, seed) for seed in seeds]
+    tests = [test_sets(setting, task) for task in tasks]
+    records, kept = [], {}
+    for trained, served in trainings(setting.variants).items():
+        models, seconds = train_models(
+            setting, trained, tasks, seeds, device=device, progress=progress, name=name
+        )
+        for seed, model, test in zip(seeds, models, tests, strict=True):
+            for variant in served:
+                m = evaluated_as(model, variant)
+                records.append(
+                    {
+                        "setting": name or setting.task,
+                        "task": setting.task,
+                        "variant": variant,
+                        "seed": seed,
+                        "train_seconds": round(seconds, 1),
+                        "accuracy": {str(k): v for k, v in evaluate_resolutions(m, test).items()},
+                    }
+                )
+                if keep_models:
+                    kept[variant, seed] = m
+    return records, kept
+
+
 def run_seed(
     setting: Setting,
     seed: int,
@@ -198,45 +272,17 @@ def run_seed(
     keep_models: bool = False,
     name: str | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, ViT]]:
-    """Train every variant's model once for `seed`; evaluate each variant at every test size.
-    Records are tagged with `name` (default: the task's name)."""
-    task = task or load(setting, seed)
-    tests = test_sets(setting, task)
-    records, models = [], {}
-    for trained, served in trainings(setting.variants).items():
-        seed_everything(seed)
-        model = ViT(setting.config(trained, task.num_classes, task.in_channels))
-        t0 = time.perf_counter()
-        fit(
-            model,
-            task.train,
-            steps=setting.steps,
-            batch_size=setting.batch_size,
-            lr=setting.lr,
-            seed=seed,
-            augment=Augment(resized_crop=setting.resized_crop) if setting.resized_crop else None,
-            device=device,
-            progress=progress,
-            desc=f"{name or setting.task} {trained}, seed {seed}",
-        )
-        seconds = time.perf_counter() - t0
-        model.cpu().eval()
-        task_name = name or setting.task
-        for variant in served:
-            m = evaluated_as(model, variant)
-            records.append(
-                {
-                    "setting": task_name,
-                    "task": setting.task,
-                    "variant": variant,
-                    "seed": seed,
-                    "train_seconds": round(seconds, 1),
-                    "accuracy": {str(k): v for k, v in evaluate_resolutions(m, tests).items()},
-                }
-            )
-            if keep_models:
-                models[variant] = m
-    return records, models
+    """`run_seeds` for one seed; the models by variant."""
+    records, kept = run_seeds(
+        setting,
+        [seed],
+        tasks=[task] if task is not None else None,
+        device=device,
+        progress=progress,
+        keep_models=keep_models,
+        name=name,
+    )
+    return records, {variant: m for (variant, _), m in kept.items()}
 
 
 def finetune(
@@ -343,8 +389,8 @@ def main(argv: list[str] | None = None) -> None:
     for name in args.settings:
         setting = SETTINGS[name] if args.steps is None else replace(SETTINGS[name], steps=args.steps)
         settings[name] = asdict(setting)
-        for seed in range(args.seeds):
-            records += run_seed(setting, seed, device=device, progress=not args.quiet, name=name)[0]
+        seeds = list(range(args.seeds))
+        records += run_seeds(setting, seeds, device=device, progress=not args.quiet, name=name)[0]
     result = {
         "provenance": provenance("minivit.experiments.resolution", argv, device),
         "settings": settings,
