@@ -7,7 +7,8 @@ new grid, RoPE optionally with position interpolation (positions scaled into the
 
     python -m minivit.experiments.resolution --seeds 3 --out minivit/experiments/recorded/resolution.json
 
-Variants that differ only in how they meet a new grid (learned with and without antialias,
+The seeds of one encoding train at once, as one ensemble (`minivit.ensemble`), each seed on its own
+draw of the task. Variants that differ only in how they meet a new grid (learned with and without antialias,
 rope-mixed with and without interpolation) share one trained model: they are the same weights,
 evaluated two ways.
 """
