@@ -98,17 +98,10 @@ def fit_ensemble(
         sync_every=sync_every,
         compile=compile,
     )
-    stack = _Stack(models, seeds, device, compile)
+    stack = _Stack(models, seeds, settings, device, precision, compile)
     classes = int(getattr(getattr(models[0], "config", None), "num_classes", 0)) or None
     data = _Data(_per_member(train, len(models), "train"), seeds, batch_size, augment, classes, stack.device)
-    evals = _per_member(eval_data, len(models), "eval_data") if eval_data is not None else None
-    opt = stack.optimizer(settings)
-    dtype = autocast_dtype(stack.device, precision)
-    if dtype == torch.float16:
-        if precision == "fp16":
-            raise ValueError("fit_ensemble has no fp16 loss scaling; use precision='bf16' or 'fp32'")
-        dtype = None  # "auto" on a GPU without bf16
-    autocast = torch.autocast(stack.device.type, dtype=dtype or torch.float32, enabled=dtype is not None)
+    evals = _per_member(eval_data, len(models), "eval_data") if eval_data is not None else []
     histories = [History() for _ in models]
     names = [f"member {k} (seed {s})" for k, s in enumerate(seeds)]
     meter = _Meter(histories, 1, None, f"lower the learning rate (lr={lr})", names)
@@ -116,27 +109,9 @@ def fit_ensemble(
     bar = _progress(0, steps, desc or f"{len(models)} models", enabled=progress)
     try:
         for step in range(steps):
-            x, target, y = data.batch(step)
-            rate = lr_at(step, steps=steps, lr=lr, warmup=settings.warmup, schedule=schedule)
-            for group in opt.param_groups:
-                group["lr"] = rate * group.get("lr_scale", 1.0)
-            with autocast:
-                logits = stack(x)  # (K, B, classes)
-            losses = F.cross_entropy(
-                logits.flatten(0, 1).float(),
-                target.flatten(0, 1),
-                label_smoothing=label_smoothing,
-                reduction="none",
-            ).view(len(models), -1)
-            loss = losses.mean(1)  # each member's own loss
-            opt.zero_grad(set_to_none=True)
-            loss.sum().backward()
-            if grad_clip:
-                stack.clip(grad_clip)
-            opt.step()
-            meter.add(step, loss, (logits.argmax(-1) == y).float().mean(1))
+            meter.add(step, *stack.step(step, *data.batch(step)))
             done = step + 1
-            evaluating = eval_data is not None and (done % eval_every == 0 or done == steps)
+            evaluating = bool(evals) and (done % eval_every == 0 or done == steps)
             if evaluating or done % sync_every == 0 or done == steps:
                 meter.flush()
                 bar.update(done - bar.n)
@@ -216,8 +191,10 @@ class _Stack:
         self,
         models: Sequence[nn.Module],
         seeds: Sequence[int],
+        settings: _Settings,
         device: str | torch.device | None,
-        compile: bool | str = False,
+        precision: str,
+        compile: bool | str,
     ):
         if len(models) < 1 or len(models) != len(seeds):
             raise ValueError(
@@ -248,16 +225,44 @@ class _Stack:
         if compile:
             self.forward = torch.compile(self.forward, mode=None if compile is True else compile)
         self.graphs = compile == "reduce-overhead" and self.device.type == "cuda"
+        self.settings, self.opt = settings, _optimizer(self.models[0], settings, self.params)
+        dtype = autocast_dtype(self.device, precision)
+        if dtype == torch.float16:
+            if precision == "fp16":
+                raise ValueError("fit_ensemble has no fp16 loss scaling; use precision='bf16' or 'fp32'")
+            dtype = None  # "auto" on a GPU without bf16
+        self.autocast = torch.autocast(
+            self.device.type, dtype=dtype or torch.float32, enabled=dtype is not None
+        )
+
+    def step(self, step: int, x: Tensor, target: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+        """One optimizer step of every member; each member's loss and batch accuracy [K] (on the
+        device). The loss is the sum of the members' mean losses, so each gets its own gradient."""
+        s = self.settings
+        rate = lr_at(step, steps=s.steps, lr=s.lr, warmup=s.warmup, schedule=s.schedule)
+        for group in self.opt.param_groups:
+            group["lr"] = rate * group.get("lr_scale", 1.0)
+        with self.autocast:
+            logits = self(x)  # (K, B, classes)
+        losses = F.cross_entropy(
+            logits.flatten(0, 1).float(),
+            target.flatten(0, 1),
+            label_smoothing=s.label_smoothing,
+            reduction="none",
+        )
+        loss = losses.view(len(x), -1).mean(1)
+        self.opt.zero_grad(set_to_none=True)
+        loss.sum().backward()
+        if s.grad_clip:
+            self.clip(s.grad_clip)
+        self.opt.step()
+        return loss, (logits.argmax(-1) == y).float().mean(1)
 
     def __call__(self, images: Tensor) -> Tensor:
         """images [K, B, C, H, W] -> logits [K, B, classes], member k on images[k]."""
         if self.graphs:
             torch.compiler.cudagraph_mark_step_begin()
         return self.forward(self.params, self.buffers, images)
-
-    def optimizer(self, s: _Settings) -> torch.optim.Optimizer:
-        """The optimizer `fit` would build, over the stacked weights, in the same groups."""
-        return _optimizer(self.models[0], s, self.params)
 
     @torch.no_grad()
     def clip(self, max_norm: float) -> None:
