@@ -1,3 +1,4 @@
+import functools
 import json
 from dataclasses import replace
 
@@ -133,3 +134,20 @@ def test_relative_clamp_is_the_relative_model_with_its_outermost_offsets_reused(
     torch.testing.assert_close(clamped(x), model(x))  # trained grid: the same table
     bias = clamped.pos.attn_bias((6, 6), 0)  # at 6x6, an offset of 1 keeps its trained bias
     torch.testing.assert_close(bias[:, 0, 1], model.pos.attn_bias((4, 4), 0)[:, 0, 1])
+
+
+def test_the_command_without_its_dataset_says_so_in_one_line(tmp_path, monkeypatch, capsys):
+    from torchvision import datasets
+
+    from minivit.experiments import command_line
+
+    def no_network(*args, **kwargs):
+        raise OSError("network unreachable")
+
+    monkeypatch.setattr(datasets.cifar, "download_and_extract_archive", no_network)
+    monkeypatch.chdir(tmp_path)
+    main = functools.partial(resolution.main, ["--settings", "cifar10", "--seeds", "1", "--quiet"])
+    assert command_line(main, "python -m minivit.experiments.resolution") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m minivit.experiments.resolution: error: CIFAR10 is not in data")
+    assert "Traceback" not in err and err.count("\n") == 1

@@ -13,6 +13,8 @@ import datetime
 import json
 import platform
 import shlex
+import sys
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -73,3 +75,19 @@ def recorded(name: str) -> dict[str, Any]:
             "(produce another with its experiment's command and --out minivit/experiments/recorded/NAME)"
         )
     return json.loads(path.read_text())
+
+
+def command_line(main: Callable[[], Any], prog: str) -> int:
+    """Run an experiment's `main` as a command: a dataset it cannot have, or a file it cannot find,
+    ends in one line that says so (exit status 2), not a traceback."""
+    from minivit.data import DatasetUnavailable
+
+    try:
+        main()
+    except (DatasetUnavailable, FileNotFoundError) as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\n{prog}: interrupted", file=sys.stderr)
+        return 130
+    return 0

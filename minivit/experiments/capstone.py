@@ -25,7 +25,7 @@ from minivit.augment import Augment
 from minivit.config import ViTConfig
 from minivit.data.tasks import TaskData, load_task
 from minivit.evaluate import evaluate
-from minivit.experiments import provenance, write_result
+from minivit.experiments import command_line, provenance, write_result
 from minivit.model import ViT
 from minivit.train import autocast_dtype, fit, pick_device, seed_everything
 
@@ -266,4 +266,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(command_line(main, "python -m minivit.experiments.capstone"))

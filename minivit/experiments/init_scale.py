@@ -71,7 +71,7 @@ from minivit.config import ViTConfig, preset
 from minivit.data import lst
 from minivit.ensemble import fit_ensemble
 from minivit.evaluate import evaluate, predict
-from minivit.experiments import provenance, write_result
+from minivit.experiments import command_line, provenance, write_result
 from minivit.model import ViT
 from minivit.posenc.base import grid_coords
 from minivit.posenc.learned import Learned
@@ -429,4 +429,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(command_line(main, "python -m minivit.experiments.init_scale"))

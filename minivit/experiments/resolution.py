@@ -29,7 +29,7 @@ from minivit.config import ViTConfig
 from minivit.data.tasks import TaskData, load_task
 from minivit.ensemble import fit_ensemble
 from minivit.evaluate import evaluate_resolutions
-from minivit.experiments import provenance, write_result
+from minivit.experiments import command_line, provenance, write_result
 from minivit.model import ViT
 from minivit.posenc.learned import Learned, resample
 from minivit.train import fit, pick_device, seed_everything
@@ -414,4 +414,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(command_line(main, "python -m minivit.experiments.resolution"))
