@@ -3,9 +3,8 @@
 The K models' weights are stacked (`torch.func.stack_module_state`) and one forward and backward
 (`torch.func.vmap` over `functional_call`) trains them all: different seeds, different
 initialisations (the sigma of a learned table), each with its own batch order, augmentation draws
-and, if given one each, its own training set. A small model leaves
-a GPU idle between its kernels and a CPU busy with per-operation overhead; K of them in one step
-fill both.
+and, if given one each, its own training set. A small model leaves a GPU idle between its kernels
+and a CPU busy with per-operation overhead; K of them in one step fill both.
 
 Each member follows the run `fit` would give it (same initial weights, same `seed`, same options):
 AdamW and SGD act on each weight on its own, so stacking changes nothing there; gradient clipping is

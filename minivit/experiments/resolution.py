@@ -8,9 +8,9 @@ new grid, RoPE optionally with position interpolation (positions scaled into the
     python -m minivit.experiments.resolution --seeds 3 --out minivit/experiments/recorded/resolution.json
 
 The seeds of one encoding train at once, as one ensemble (`minivit.ensemble`), each seed on its own
-draw of the task. Variants that differ only in how they meet a new grid (learned with and without antialias,
-rope-mixed with and without interpolation) share one trained model: they are the same weights,
-evaluated two ways.
+draw of the task. Variants that differ only in how they meet a new grid (learned with and without
+antialias, rope-mixed with and without interpolation) share one trained model: they are the same
+weights, evaluated two ways.
 """
 
 from __future__ import annotations
