@@ -1,15 +1,34 @@
 """Measurements on encodings and attention: similarity of position vectors, how much 2-D structure
-a table holds, attention entropy, and attention at another softmax temperature."""
+a table holds, attention entropy, and attention at another softmax temperature.
+
+Looking inside a model (each function takes a ViT and images, runs it once in eval mode without
+gradients, and leaves it as it was):
+
+    block_tokens              what each block receives: content, position added, input; its output
+    attention_logits          each block's logits, from the model's own q and k
+    logit_terms               a block's logits split into content/position terms (+ bias)
+    same_content_scores       a block's logits with one content vector at every position
+    offset_table, offset_dependence, direction_asymmetry
+                              does a score depend on the offset only, and is it symmetric in it
+    position_probe            a linear read-out of (row, col) from the tokens before and after each block
+    mean_attention_distances  mean attention distance per block and head
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn.functional as F
-from torch import Tensor
+from torch import Tensor, nn
 
-from minivit.posenc.base import Grid, grid_coords
+from minivit.posenc.base import Grid, PositionalEncoding, grid_coords
+
+if TYPE_CHECKING:
+    from minivit.model import ViT
 
 
 def cosine_similarity(table: Tensor) -> Tensor:
@@ -127,3 +146,318 @@ def mean_attention_distance(weights: Tensor, grid: Grid, num_prefix_tokens: int 
     w = w / w.sum(-1, keepdim=True).clamp_min(1e-12)
     dist = grid_distances(grid).to(w.device)  # (N, N)
     return (w * dist).sum(-1).mean(dim=(0, 2))
+
+
+# --- looking inside a model --------------------------------------------------------------------------
+
+TERMS = ("content_content", "content_position", "position_content", "position_position", "bias")
+
+
+@contextmanager
+def _inspecting(model: nn.Module) -> Iterator[None]:
+    """Eval mode and no gradients for the duration; the model's mode is restored afterwards."""
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            yield
+    finally:
+        model.train(was_training)
+
+
+def _check_layer(model: ViT, layer: int) -> None:
+    depth = len(model.blocks)
+    if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer < depth:
+        raise ValueError(f"layer={layer!r} is not a block of this model; use 0 to {depth - 1}")
+
+
+def _trace(model: ViT, images: Tensor) -> dict:
+    """Run the model once and record, for every block, the tokens before and after the encoding's
+    `add_to_tokens`, the output of the block's qkv projection and the block's output."""
+    record: dict = {"content": [], "position": [], "inputs": [], "qkv": [], "outputs": []}
+    pos = model.pos
+    add_to_tokens = pos.add_to_tokens
+
+    def recording_add(x: Tensor, grid: Grid, layer: int) -> Tensor:
+        out = add_to_tokens(x, grid, layer)
+        record["content"].append(x)
+        record["position"].append(out - x)
+        record["inputs"].append(out)
+        return out
+
+    hooks = []
+    for block in model.blocks:
+        hooks.append(block.attn.qkv.register_forward_hook(lambda m, a, out: record["qkv"].append(out)))
+        hooks.append(block.register_forward_hook(lambda m, a, out: record["outputs"].append(out[0])))
+    pos.add_to_tokens = recording_add  # an instance attribute shadows the method while we record
+    try:
+        with _inspecting(model):
+            grid = model.tokens(images)[1]
+    finally:
+        del pos.add_to_tokens
+        for hook in hooks:
+            hook.remove()
+    if len(record["inputs"]) != len(model.blocks):
+        raise RuntimeError(
+            f"recorded {len(record['inputs'])} calls of add_to_tokens for {len(model.blocks)} blocks"
+        )
+    record["grid"] = grid
+    return record
+
+
+def _split_heads(attn: nn.Module, qkv: Tensor) -> tuple[Tensor, Tensor]:
+    """The output of a qkv projection [B, N, 3D] -> q, k [B, H, N, Dh], as `Attention.forward` splits it."""
+    B, N, _ = qkv.shape
+    q, k, _ = qkv.view(B, N, 3, attn.heads, attn.head_dim).permute(2, 0, 3, 1, 4).unbind(0)
+    return q, k
+
+
+def _logits(attn: nn.Module, qkv: Tensor, grid: Grid, pos: PositionalEncoding, layer: int) -> Tensor:
+    """Logits [B, H, N, N] = rotate(q) rotate(k)^T / sqrt(Dh) + bias, as `explicit_attention` forms them."""
+    q, k = pos.rotate(*_split_heads(attn, qkv), grid, layer)
+    logits = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    bias = pos.attn_bias(grid, layer)
+    return logits if bias is None else logits + bias.to(logits.dtype)
+
+
+def block_tokens(model: ViT, images: Tensor) -> dict:
+    """What every block of `model` receives and returns on `images` [B, C, H, W].
+
+    Returns a dict of lists with one tensor [B, P+N, D] per block (P prefix tokens first), and the grid:
+        content: the tokens before the encoding's `add_to_tokens` for this block;
+        position: what `add_to_tokens` added (zero where the encoding adds nothing);
+        inputs: content + position, the tokens the block takes;
+        outputs: the tokens the block returns (before the model's final norm);
+        grid: (gh, gw).
+    """
+    record = _trace(model, images)
+    return {key: record[key] for key in ("content", "position", "inputs", "outputs", "grid")}
+
+
+def attention_logits(model: ViT, images: Tensor) -> list[Tensor]:
+    """Each block's attention logits [B, H, P+N, P+N], the scores its softmax takes:
+    rotate(q) rotate(k)^T / sqrt(Dh) + bias, from the q and k the model's own qkv projection produced."""
+    record = _trace(model, images)
+    return [
+        _logits(block.attn, qkv, record["grid"], model.pos, layer)
+        for layer, (block, qkv) in enumerate(zip(model.blocks, record["qkv"], strict=True))
+    ]
+
+
+def logit_terms(model: ViT, images: Tensor, layer: int = 0) -> dict:
+    """Block `layer`'s attention logits split into what content and position contribute (the four
+    terms of Ke et al. 2021, arXiv 2006.15595), exactly:
+
+        logit_ij = q(c_i).k(c_j) + q(c_i).k(e_j) + q(e_i).k(c_j) + q(e_i).k(e_j) + bias_ij
+
+    where e is what the encoding's `add_to_tokens` added before this block and c the tokens it was
+    added to (`block_tokens`). A pre-LN block normalises c + e first; LayerNorm is linear once its
+    per-token scale s = sqrt(var(c + e) + eps) is fixed, so LN(c + e) = [g (c - mean c) / s + b]
+    + [g (e - mean e) / s] splits exactly. The content part keeps LayerNorm's and the projections'
+    biases; RoPE's rotation, being linear, applies to each part; `bias` is the encoding's `attn_bias`.
+    A query's q(.) and a key's k(.) are divided by sqrt(Dh) once, in the terms.
+
+    Returns a dict:
+        content_content, content_position, position_content, position_position, bias:
+            [B, H, P+N, P+N] (query content . key position is `content_position`);
+        logits: [B, H, P+N, P+N] their sum (the block's logits, see `attention_logits`);
+        shares: {term: [H]} each term's share of how the logits vary over keys (softmax ignores
+            a constant per query): mean over b, i, j of |T_ij - mean_j T_ij|, over the sum for all terms.
+    """
+    _check_layer(model, layer)
+    record = _trace(model, images)
+    block, grid, pos = model.blocks[layer], record["grid"], model.pos
+    attn = block.attn
+    c, e = record["content"][layer], record["position"][layer]
+    with torch.no_grad():
+        if block.norm_first:
+            norm = block.norm1
+            x = record["inputs"][layer]
+            scale = (x.var(-1, unbiased=False, keepdim=True) + norm.eps).sqrt()  # (B, P+N, 1)
+            c = (c - c.mean(-1, keepdim=True)) / scale * norm.weight + norm.bias
+            e = (e - e.mean(-1, keepdim=True)) / scale * norm.weight
+        qc, kc = pos.rotate(*_split_heads(attn, attn.qkv(c)), grid, layer)  # content keeps the biases
+        qe, ke = pos.rotate(*_split_heads(attn, F.linear(e, attn.qkv.weight)), grid, layer)
+        bias = pos.attn_bias(grid, layer)
+    root = math.sqrt(attn.head_dim)
+    terms = {
+        "content_content": qc @ kc.transpose(-2, -1) / root,
+        "content_position": qc @ ke.transpose(-2, -1) / root,
+        "position_content": qe @ kc.transpose(-2, -1) / root,
+        "position_position": qe @ ke.transpose(-2, -1) / root,
+    }
+    zero = torch.zeros_like(terms["content_content"])
+    terms["bias"] = zero if bias is None else zero + bias.to(zero.dtype)
+    logits = sum(terms.values())
+    spread = torch.stack([(t - t.mean(-1, keepdim=True)).abs().mean(dim=(0, 2, 3)) for t in terms.values()])
+    spread = spread / spread.sum(0, keepdim=True).clamp_min(1e-30)  # (5, H)
+    return {**terms, "logits": logits, "shares": dict(zip(TERMS, spread, strict=True))}
+
+
+def same_content_scores(model: ViT, content: Tensor, layer: int = 0, grid: Grid | None = None) -> Tensor:
+    """Block `layer`'s logits between patches when every patch enters the block as the same vector:
+    content [D] or [K, D] (K vectors, one pass each) -> [K, H, N, N].
+
+    Each patch token is c, prefix tokens are the model's class token; the encoding then adds its
+    position (`add_to_tokens`) and the block scores them as usual. Whatever the scores do across
+    positions comes from position alone. `grid` defaults to the training grid.
+    """
+    _check_layer(model, layer)
+    dim = model.config.dim
+    if content.ndim == 1:
+        content = content[None]
+    if content.ndim != 2 or content.shape[-1] != dim:
+        raise ValueError(
+            f"content of shape {tuple(content.shape)} is not [D] or [K, D] with D={dim}; "
+            "pass token vectors of the model's width"
+        )
+    grid = tuple(grid) if grid is not None else model.config.grid
+    block, pos = model.blocks[layer], model.pos
+    p, n = pos.num_prefix_tokens, grid[0] * grid[1]
+    x = content[:, None, :].expand(len(content), n, dim)  # (K, N, D)
+    if p:
+        x = torch.cat([model.cls_token.expand(len(x), p, dim).to(x.dtype), x], dim=1)  # (K, P+N, D)
+    with _inspecting(model):
+        x = pos.add_to_tokens(x, grid, layer)
+        h = block.norm1(x) if block.norm_first else x
+        logits = _logits(block.attn, block.attn.qkv(h), grid, pos, layer)
+    return logits[..., p:, p:]
+
+
+def _offset_index(grid: Grid, device=None) -> Tensor:
+    """For every (query i, key j) pair in raster order, the index of its offset (r_i - r_j, c_i - c_j)
+    in a [2gh - 1, 2gw - 1] table, flattened: [N * N]."""
+    gh, gw = grid
+    rc = grid_coords(grid, dtype=torch.long, device=device)  # (N, 2)
+    off = rc[:, None, :] - rc[None, :, :]  # (N, N, 2)
+    return ((off[..., 0] + gh - 1) * (2 * gw - 1) + off[..., 1] + gw - 1).reshape(-1)
+
+
+def _check_scores(scores: Tensor, grid: Grid) -> None:
+    n = grid[0] * grid[1]
+    if scores.ndim < 2 or scores.shape[-2:] != (n, n):
+        raise ValueError(
+            f"scores of shape {tuple(scores.shape)} are not [..., N, N] for grid {grid[0]}x{grid[1]} "
+            f"(N={n}); drop prefix (class token) rows and columns first"
+        )
+
+
+def offset_table(scores: Tensor, grid: Grid) -> Tensor:
+    """The mean score for each offset: scores [..., N, N] between patches -> [..., 2gh - 1, 2gw - 1],
+    entry [dy + gh - 1, dx + gw - 1] = mean of s_ij over pairs with (r_i - r_j, c_i - c_j) = (dy, dx)
+    (i the query; the centre entry is the offset (0, 0))."""
+    _check_scores(scores, grid)
+    gh, gw = grid
+    index = _offset_index(grid, scores.device)
+    s = scores.double().flatten(-2)  # (..., N*N)
+    sums = s.new_zeros(*s.shape[:-1], (2 * gh - 1) * (2 * gw - 1)).index_add_(-1, index, s)
+    counts = torch.bincount(index, minlength=sums.shape[-1]).to(s)
+    return (sums / counts).reshape(*s.shape[:-1], 2 * gh - 1, 2 * gw - 1)
+
+
+def offset_dependence(scores: Tensor, grid: Grid) -> dict:
+    """How much scores between patches depend on more than the offset: scores [..., N, N] -> dict of
+    [...] (reduced over the last two dims only).
+
+        within = mean_ij (s_ij - mean of s over pairs with the offset of ij)^2,  total = var_ij s_ij
+
+    Returns within, total and fraction = within / total: 0 when every score is a function of the
+    offset (r_i - r_j, c_i - c_j) alone (RoPE, ALiBi, relative bias with the same content at every
+    position), larger when absolute position enters too. fraction is 0 where the scores do not vary
+    at all (total below 1e-10 of their mean square).
+    """
+    _check_scores(scores, grid)
+    s = scores.double().flatten(-2)  # (..., N*N)
+    means = offset_table(scores, grid).flatten(-2)[..., _offset_index(grid, scores.device)]
+    within = ((s - means) ** 2).mean(-1)
+    total = ((s - s.mean(-1, keepdim=True)) ** 2).mean(-1)
+    varies = total > 1e-10 * (s**2).mean(-1)
+    fraction = torch.where(varies, within / total.clamp_min(1e-300), torch.zeros_like(total))
+    return {"within": within, "total": total, "fraction": fraction}
+
+
+def direction_asymmetry(scores: Tensor, grid: Grid) -> Tensor:
+    """How much a score depends on the direction of the offset: scores [..., N, N] -> [...] in [0, 1].
+
+    With T(d) the mean score at offset d (`offset_table`), split T into its parts even and odd in d:
+        asymmetry = sum_d ((T(d) - T(-d)) / 2)^2 / sum_d (T(d) - mean T)^2
+    0 when s(d) = s(-d) (ALiBi, sinusoidal PE . PE), 1 when s(d) = -s(-d). 0 where T is constant.
+    """
+    table = offset_table(scores, grid)  # (..., 2gh-1, 2gw-1), d -> -d is a flip of both axes
+    odd = (table - table.flip(-2, -1)) / 2
+    centred = table - table.mean(dim=(-2, -1), keepdim=True)
+    spread = (centred**2).sum(dim=(-2, -1))
+    varies = spread > 1e-10 * (table**2).sum(dim=(-2, -1))
+    asymmetry = (odd**2).sum(dim=(-2, -1)) / spread.clamp_min(1e-300)
+    return torch.where(varies, asymmetry, torch.zeros_like(spread))
+
+
+def position_probe(model: ViT, train_images: Tensor, test_images: Tensor, ridge: float = 1e-6) -> dict:
+    """Linear probes (Alain & Bengio 2016, arXiv 1610.01644) of each patch's row and column from its
+    token, at every stage of the model: fit on the tokens of `train_images` [B, C, H, W], scored on
+    those of `test_images` (held out).
+
+        Y ~ X W + b,   W = (X^T X + lambda I)^-1 X^T Y   on centred X [B*N, D], Y [B*N, k]
+
+    with lambda = ridge * trace(X^T X) / D, for two targets Y: the coordinates (row, col) (k = 2), and
+    the row and the column one-hot (k = gh + gw), read as the class with the largest output.
+    Stages: the input of block 0 (position added), then the output of every block (S = depth + 1).
+    Prefix tokens are left out.
+
+    Returns a dict:
+        r2: [S, 2] R^2 of the (row, col) read-out on the test tokens, 1 - SSE / SST: about 0 (or a
+            little below) when the tokens carry nothing linear about position, 1 when they hold it;
+        accuracy: [S, 2] share of test patches whose row (col) the one-hot read-out gets right;
+        chance: [2] the accuracy of a guess, 1 / gh and 1 / gw;
+        stages: the S stage names.
+    """
+    if isinstance(ridge, bool) or not (
+        isinstance(ridge, int | float) and math.isfinite(ridge) and ridge >= 0
+    ):
+        raise ValueError(f"ridge={ridge!r} is not a finite number >= 0; e.g. ridge=1e-6")
+    train, test = _trace(model, train_images), _trace(model, test_images)
+    grid = train["grid"]
+    if tuple(test["grid"]) != tuple(grid):
+        raise ValueError(
+            f"train images give grid {grid}, test images {test['grid']}; probe at one image size"
+        )
+    if min(grid) < 2:
+        raise ValueError(
+            f"grid {grid[0]}x{grid[1]}: a probe of (row, col) needs at least 2 rows and 2 columns; "
+            "use larger images"
+        )
+    gh, gw = grid
+    p = model.pos.num_prefix_tokens
+    rc = grid_coords(grid, dtype=torch.long, device=train_images.device)  # (N, 2)
+    targets = torch.cat([rc, F.one_hot(rc[:, 0], gh), F.one_hot(rc[:, 1], gw)], 1).double()  # (N, 2+gh+gw)
+    stages = ["input of block 0"] + [f"output of block {i}" for i in range(len(model.blocks))]
+    r2, accuracy = [], []
+    for x_train, x_test in zip(
+        [train["inputs"][0], *train["outputs"]], [test["inputs"][0], *test["outputs"]], strict=True
+    ):
+        d = x_train.shape[-1]
+        x = x_train[:, p:].reshape(-1, d).double()  # (B*N, D)
+        y = targets.repeat(len(x_train), 1)  # (B*N, 2+gh+gw)
+        x_mean, y_mean = x.mean(0), y.mean(0)
+        x, y = x - x_mean, y - y_mean
+        gram = x.T @ x  # (D, D)
+        lam = ridge * gram.trace() / d
+        w = torch.linalg.solve(gram + lam * torch.eye(d, dtype=gram.dtype, device=gram.device), x.T @ y)
+        pred = (x_test[:, p:].reshape(-1, d).double() - x_mean) @ w + y_mean  # (B'*N, 2+gh+gw)
+        truth = rc.repeat(len(x_test), 1)  # (B'*N, 2)
+        coords = truth.double()
+        sse = ((pred[:, :2] - coords) ** 2).sum(0)
+        sst = ((coords - coords.mean(0)) ** 2).sum(0)
+        r2.append(1 - sse / sst)
+        row, col = pred[:, 2 : 2 + gh].argmax(1), pred[:, 2 + gh :].argmax(1)
+        accuracy.append(torch.stack([row == truth[:, 0], col == truth[:, 1]], 1).double().mean(0))
+    chance = torch.tensor([1 / gh, 1 / gw], dtype=torch.float64)
+    return {"r2": torch.stack(r2), "accuracy": torch.stack(accuracy), "chance": chance, "stages": stages}
+
+
+def mean_attention_distances(model: ViT, images: Tensor) -> Tensor:
+    """`mean_attention_distance` of every block and head of `model` on `images`: [L, H], in patches."""
+    with _inspecting(model):
+        _, grid, maps = model.tokens(images, need_weights=True)
+    p = model.pos.num_prefix_tokens
+    return torch.stack([mean_attention_distance(w, grid, p) for w in maps])
