@@ -3,7 +3,7 @@ import math
 import pytest
 import torch
 
-from minivit import analysis
+from minivit import analysis, posenc
 from minivit.posenc.base import grid_coords
 from minivit.posenc.sinusoidal import sincos_2d
 
@@ -61,3 +61,225 @@ def test_mean_attention_distance_in_patches():
     shifted = (rc - rc.roll(-1, 0)).norm(dim=1).mean()
     assert d.item() == pytest.approx(shifted.item())
     assert math.isfinite(d.item())
+
+
+# --- looking inside a model --------------------------------------------------------------------------
+
+OFFSET_ONLY = ("rope1d", "rope-axial", "rope-mixed", "alibi1d", "alibi2d", "relative")
+
+
+def _vit(position, **changes):
+    from minivit.config import ViTConfig
+    from minivit.model import ViT
+
+    return ViT(ViTConfig(position=position, **changes))
+
+
+@pytest.mark.parametrize("norm_first,pool", [(True, "mean"), (False, "cls")])
+@pytest.mark.parametrize("name", list(posenc.REGISTRY))
+def test_logit_terms_sum_to_the_models_own_logits(name, norm_first, pool):
+    model = _vit(name, norm_first=norm_first, pool=pool)
+    if isinstance(getattr(model.pos, "table", None), torch.nn.Parameter):  # not tiny, as after training
+        torch.nn.init.normal_(model.pos.table, std=0.5)
+    images = torch.randn(2, 3, 24, 24)
+    logits = analysis.attention_logits(model, images)
+    maps = model.eval().attention_maps(images)
+    for layer in range(model.config.depth):
+        torch.testing.assert_close(logits[layer].softmax(-1), maps[layer], atol=1e-6, rtol=0)
+        terms = analysis.logit_terms(model, images, layer)
+        total = sum(terms[t] for t in analysis.TERMS)
+        torch.testing.assert_close(total, logits[layer], atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(terms["logits"], total)
+        shares = torch.stack([terms["shares"][t] for t in analysis.TERMS])  # (5, H)
+        torch.testing.assert_close(shares.sum(0), torch.ones(model.config.heads))
+        bias = model.pos.attn_bias((6, 6), layer)
+        expected_bias = torch.zeros_like(total) if bias is None else bias.expand_as(total)
+        torch.testing.assert_close(terms["bias"], expected_bias)
+        added = analysis.block_tokens(model, images)["position"][layer].abs().max() > 0
+        position = ("content_position", "position_content", "position_position")
+        assert all(bool(terms[t].abs().max() > 0) == bool(added) for t in position), (name, layer)
+
+
+def test_logit_terms_of_position_alone_is_the_dot_product_of_the_encoding():
+    """Post-LN, identity q/k projections, zero content: each head's logits are PE_i . PE_j / sqrt(Dh)
+    over its own channels, all of it in the position . position term."""
+    model = _vit("sincos2d", norm_first=False, dim=16, heads=2, in_channels=1)
+    torch.nn.init.zeros_(model.patch_embed.proj.bias)
+    qkv = model.blocks[0].attn.qkv
+    with torch.no_grad():
+        qkv.weight.copy_(torch.eye(16).repeat(3, 1))
+        qkv.bias.zero_()
+    terms = analysis.logit_terms(model, torch.zeros(1, 1, 24, 24), 0)
+    pe = sincos_2d((6, 6), 16).view(36, 2, 8).transpose(0, 1)  # (H, N, Dh)
+    expected = (pe @ pe.transpose(-2, -1) / math.sqrt(8))[None]
+    torch.testing.assert_close(terms["position_position"], expected)
+    for t in ("content_content", "content_position", "position_content", "bias"):
+        assert terms[t].abs().max() == 0, t
+        assert (terms["shares"][t] == 0).all(), t
+    torch.testing.assert_close(terms["shares"]["position_position"], torch.ones(2))
+
+
+def test_logit_terms_split_layer_norm_exactly_and_none_is_all_content():
+    model = _vit("learned")  # pre-LN: the block normalises content + position together
+    torch.nn.init.normal_(model.pos.table, std=1.0)
+    images = torch.randn(3, 3, 24, 24)
+    tokens = analysis.block_tokens(model, images)
+    c, e, x = tokens["content"][0], tokens["position"][0], tokens["inputs"][0]
+    torch.testing.assert_close(e, model.pos.table[0].expand_as(e), atol=1e-6, rtol=0)
+    torch.testing.assert_close(c + e, x)
+    terms = analysis.logit_terms(model, images, 0)
+    assert all((terms["shares"][t] > 0.01).all() for t in analysis.TERMS[:4])
+
+    none = analysis.logit_terms(_vit("none"), images, 0)
+    torch.testing.assert_close(none["shares"]["content_content"], torch.ones(2))
+    assert all(none[t].abs().max() == 0 for t in analysis.TERMS[1:])
+
+
+def test_block_tokens_follow_the_model_and_inspection_leaves_it_as_it_was():
+    model = _vit("peg", pool="cls").train()
+    images = torch.randn(2, 3, 24, 24)
+    tokens = analysis.block_tokens(model, images)
+    assert model.training and "add_to_tokens" not in vars(model.pos)
+    assert not model.blocks[0]._forward_hooks and not model.blocks[0].attn.qkv._forward_hooks
+    assert tokens["grid"] == (6, 6) and len(tokens["inputs"]) == 2
+    torch.testing.assert_close(tokens["content"][1], tokens["outputs"][0])  # PEG acts before block 1
+    assert tokens["position"][0].abs().max() == 0 and tokens["position"][1].abs().max() > 0
+    final = model.eval().tokens(images)[0]
+    torch.testing.assert_close(model.norm(tokens["outputs"][-1]), final)
+
+
+def test_offset_table_and_offset_dependence_by_hand():
+    grid = (1, 3)  # columns 0, 1, 2; offsets dx = c_i - c_j in -2..2
+    col = torch.arange(3.0)
+    antisymmetric = col[:, None] - col[None, :]
+    torch.testing.assert_close(
+        analysis.offset_table(antisymmetric, grid), torch.arange(-2.0, 3.0)[None].double()
+    )
+    only_offset = analysis.offset_dependence(antisymmetric**2 + antisymmetric, grid)
+    assert only_offset["within"].item() == 0 and only_offset["fraction"].item() == 0
+    # s_ij = c_i: offset 0 holds 0, 1, 2; +-1 hold {1, 2} and {0, 1}; +-2 one pair each
+    query_column = col[:, None].expand(3, 3)
+    d = analysis.offset_dependence(query_column, grid)
+    assert d["within"].item() == pytest.approx((2 + 0.5 + 0.5) / 9)
+    assert d["total"].item() == pytest.approx(2 / 3)
+    assert d["fraction"].item() == pytest.approx(0.5)
+    # batched: reduced over the last two dims only
+    both = analysis.offset_dependence(torch.stack([antisymmetric, query_column]), grid)["fraction"]
+    torch.testing.assert_close(both, torch.tensor([0.0, 0.5], dtype=torch.float64))
+    with pytest.raises(ValueError, match="drop prefix"):
+        analysis.offset_dependence(torch.zeros(4, 4), grid)
+
+
+def test_direction_asymmetry_by_hand_and_for_symmetric_encodings():
+    grid = (1, 3)
+    col = torch.arange(3.0)
+    odd = col[:, None] - col[None, :]
+    assert analysis.direction_asymmetry(odd, grid).item() == pytest.approx(1.0)
+    assert analysis.direction_asymmetry(odd.abs(), grid).item() == 0
+    # s(d) = d + d^2 over d in -2..2: odd part (d) holds 10 of the 10 + sum (d^2 - 2)^2 = 24
+    assert analysis.direction_asymmetry(odd + odd**2, grid).item() == pytest.approx(10 / 24)
+    assert analysis.direction_asymmetry(torch.ones(3, 3), grid).item() == 0  # no variation at all
+
+    pe = sincos_2d((5, 7), 32)
+    pe_dot_pe = pe @ pe.T  # sum of cos(w (p - q)): even in the offset
+    assert analysis.offset_dependence(pe_dot_pe, (5, 7))["fraction"].item() < 1e-12
+    assert analysis.direction_asymmetry(pe_dot_pe, (5, 7)).item() < 1e-12
+    alibi = posenc.build("alibi2d", dim=16, heads=4, depth=1, grid=(5, 7)).attn_bias((5, 7), 0)
+    assert (analysis.direction_asymmetry(alibi, (5, 7)) < 1e-12).all()
+
+
+@pytest.mark.parametrize("pool", ["mean", "cls"])
+@pytest.mark.parametrize("name", OFFSET_ONLY)
+def test_offset_only_encodings_score_the_same_content_by_offset_alone(name, pool):
+    model = _vit(name, pool=pool)
+    content = torch.randn(3, 64)
+    for layer in range(model.config.depth):
+        scores = analysis.same_content_scores(model, content, layer)  # (3, H, N, N)
+        assert scores.shape == (3, 2, 36, 36)
+        d = analysis.offset_dependence(scores, (6, 6))
+        assert (d["total"] > 1e-3 * scores.double().pow(2).mean((-2, -1))).all()  # the scores do vary
+        assert d["fraction"].max() < 1e-9, d["fraction"]
+        # at a grid the model was not trained on too
+        other = analysis.offset_dependence(
+            analysis.same_content_scores(model, content, layer, (4, 8)), (4, 8)
+        )
+        assert other["fraction"].max() < 1e-9
+
+
+@pytest.mark.parametrize("name", ["learned", "sincos2d", "sincos1d"])
+def test_additive_encodings_score_the_same_content_by_absolute_position(name):
+    model = _vit(name)
+    scores = analysis.same_content_scores(model, torch.randn(3, 64), 0)
+    fraction = analysis.offset_dependence(scores, (6, 6))["fraction"]
+    assert fraction.min() > 0.2, fraction  # offset-only encodings: < 1e-9
+    # after block 0 nothing is added: every patch is the same token and the scores do not vary
+    later = analysis.offset_dependence(analysis.same_content_scores(model, torch.randn(3, 64), 1), (6, 6))
+    assert (later["fraction"] == 0).all()
+
+
+@pytest.mark.parametrize("name", ["rope1d", "rope-axial", "rope-mixed", "relative", "learned", "alibi2d"])
+def test_direction_of_the_offset_matters_for_rope_and_learned_not_alibi(name):
+    model = _vit(name)
+    scores = analysis.same_content_scores(model, torch.randn(4, 64), 0)
+    asymmetry = analysis.direction_asymmetry(scores, (6, 6))  # (4, H)
+    if name == "alibi2d":
+        assert asymmetry.max() < 1e-12
+    else:
+        assert asymmetry.mean() > 0.2, asymmetry
+
+
+def test_same_content_scores_rejects_bad_content_and_layers():
+    model = _vit("rope-axial")
+    with pytest.raises(ValueError, match="model's width"):
+        analysis.same_content_scores(model, torch.randn(3, 32))
+    with pytest.raises(ValueError, match="use 0 to 1"):
+        analysis.same_content_scores(model, torch.randn(64), 2)
+    with pytest.raises(ValueError, match="use 0 to 1"):
+        analysis.logit_terms(model, torch.randn(1, 3, 24, 24), -1)
+
+
+def test_position_probe_is_at_chance_without_position_and_exact_with_an_added_table():
+    """Noise images: a patch's content says nothing about where it is, so only the encoding can."""
+    g = torch.Generator().manual_seed(0)
+    train, test = torch.randn(256, 1, 24, 24, generator=g), torch.randn(64, 1, 24, 24, generator=g)
+    none = analysis.position_probe(_vit("none", in_channels=1), train, test)
+    assert none["stages"] == ["input of block 0", "output of block 0", "output of block 1"]
+    assert none["r2"].shape == (3, 2) and none["accuracy"].shape == (3, 2)
+    torch.testing.assert_close(none["chance"], torch.tensor([1 / 6, 1 / 6], dtype=torch.float64))
+    assert none["r2"].abs().max() < 0.02, none["r2"]
+    assert (none["accuracy"] - none["chance"]).abs().max() < 0.03, none["accuracy"]
+    for name in ("learned", "sincos2d"):
+        probe = analysis.position_probe(_vit(name, in_channels=1), train, test)
+        assert probe["r2"][0].min() > 0.999, (name, probe["r2"])
+        assert (probe["accuracy"][0] == 1).all(), (name, probe["accuracy"])
+
+
+def test_position_probe_rejects_bad_input():
+    model = _vit("none")
+    images = torch.randn(4, 3, 24, 24)
+    with pytest.raises(ValueError, match="one image size"):
+        analysis.position_probe(model, images, torch.randn(4, 3, 16, 16))
+    with pytest.raises(ValueError, match="finite number >= 0"):
+        analysis.position_probe(model, images, images, ridge=-1.0)
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        analysis.position_probe(model, torch.randn(4, 3, 4, 24), torch.randn(4, 3, 4, 24))
+
+
+@pytest.mark.parametrize("pool", ["mean", "cls"])
+def test_mean_attention_distances_per_block_and_head_by_hand(pool):
+    """2x2 grid: from every patch the others lie at 1, 1 and sqrt(2). With q = k = 0 ALiBi's
+    attention is softmax(-m_h d): mean distance (2 e^-m + sqrt2 e^-sqrt2 m) / (1 + 2 e^-m + e^-sqrt2 m)."""
+    model = _vit("alibi2d", image_size=8, heads=4, pool=pool)
+    for block in model.blocks:
+        torch.nn.init.zeros_(block.attn.qkv.weight)
+    distances = analysis.mean_attention_distances(model, torch.randn(3, 3, 8, 8))
+    assert distances.shape == (2, 4)
+    s2 = math.sqrt(2)
+    expected = [
+        (2 * math.exp(-m) + s2 * math.exp(-s2 * m)) / (1 + 2 * math.exp(-m) + math.exp(-s2 * m))
+        for m in posenc.alibi_slopes(4)
+    ]
+    torch.testing.assert_close(distances, torch.tensor([expected, expected]))
+    # no position and the same content everywhere: uniform attention, (0 + 1 + 1 + sqrt2) / 4
+    uniform = analysis.mean_attention_distances(_vit("none", image_size=8, pool=pool), torch.ones(2, 3, 8, 8))
+    torch.testing.assert_close(uniform, torch.full((2, 2), (2 + s2) / 4))
