@@ -79,8 +79,11 @@ def _vit(position, **changes):
 @pytest.mark.parametrize("name", list(posenc.REGISTRY))
 def test_logit_terms_sum_to_the_models_own_logits(name, norm_first, pool):
     model = _vit(name, norm_first=norm_first, pool=pool)
-    if isinstance(getattr(model.pos, "table", None), torch.nn.Parameter):  # not tiny, as after training
-        torch.nn.init.normal_(model.pos.table, std=0.5)
+    with torch.no_grad():  # norms' gains and biases, projections' biases: not their initial 1 and 0
+        for p in model.parameters():
+            p.add_(0.1 * torch.randn_like(p))
+        if isinstance(getattr(model.pos, "table", None), torch.nn.Parameter):  # not tiny, as after training
+            torch.nn.init.normal_(model.pos.table, std=0.5)
     images = torch.randn(2, 3, 24, 24)
     logits = analysis.attention_logits(model, images)
     maps = model.eval().attention_maps(images)
@@ -155,6 +158,10 @@ def test_offset_table_and_offset_dependence_by_hand():
     torch.testing.assert_close(
         analysis.offset_table(antisymmetric, grid), torch.arange(-2.0, 3.0)[None].double()
     )
+    rc = grid_coords((2, 3))  # two axes: entry [dy + 1, dx + 2] of 10 dy + dx is 10 dy + dx
+    dy, dx = rc[:, None, 0] - rc[None, :, 0], rc[:, None, 1] - rc[None, :, 1]
+    expected = 10 * torch.arange(-1.0, 2.0)[:, None] + torch.arange(-2.0, 3.0)[None]
+    torch.testing.assert_close(analysis.offset_table(10 * dy + dx, (2, 3)), expected.double())
     only_offset = analysis.offset_dependence(antisymmetric**2 + antisymmetric, grid)
     assert only_offset["within"].item() == 0 and only_offset["fraction"].item() == 0
     # s_ij = c_i: offset 0 holds 0, 1, 2; +-1 hold {1, 2} and {0, 1}; +-2 one pair each
@@ -179,6 +186,10 @@ def test_direction_asymmetry_by_hand_and_for_symmetric_encodings():
     # s(d) = d + d^2 over d in -2..2: odd part (d) holds 10 of the 10 + sum (d^2 - 2)^2 = 24
     assert analysis.direction_asymmetry(odd + odd**2, grid).item() == pytest.approx(10 / 24)
     assert analysis.direction_asymmetry(torch.ones(3, 3), grid).item() == 0  # no variation at all
+    rows = grid_coords((3, 2))[:, 0]
+    down = rows[:, None] - rows[None, :]  # odd in the row offset, whatever the column offset
+    assert analysis.direction_asymmetry(down, (3, 2)).item() == pytest.approx(1.0)
+    assert analysis.direction_asymmetry(down.abs(), (3, 2)).item() == 0
 
     pe = sincos_2d((5, 7), 32)
     pe_dot_pe = pe @ pe.T  # sum of cos(w (p - q)): even in the offset
