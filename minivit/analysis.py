@@ -1,8 +1,8 @@
 """Measurements on encodings and attention: similarity of position vectors, how much 2-D structure
 a table holds, attention entropy, and attention at another softmax temperature.
 
-Looking inside a model (each function takes a ViT and images, runs it once in eval mode without
-gradients, and leaves it as it was):
+Looking inside a model (the functions that take a ViT run it in eval mode without gradients and
+leave it as it was; the offset functions take scores between patches [..., N, N]):
 
     block_tokens              what each block receives: content, position added, input; its output
     attention_logits          each block's logits, from the model's own q and k
@@ -139,7 +139,8 @@ def mean_attention_distance(weights: Tensor, grid: Grid, num_prefix_tokens: int 
     """Mean distance (in patches) between a query patch and the patches it attends to, per head,
     averaged over queries and the batch (Dosovitskiy et al. 2021, Fig. 7): weights [B, H, P+N, P+N] -> [H].
 
-    Prefix tokens (class token) are left out as queries and as keys.
+    Prefix tokens (class token) are left out as queries and as keys: each patch query's attention
+    over the patches is renormalised to sum to 1.
     """
     p = num_prefix_tokens
     w = weights[..., p:, p:].float()
@@ -250,12 +251,13 @@ def logit_terms(model: ViT, images: Tensor, layer: int = 0) -> dict:
 
         logit_ij = q(c_i).k(c_j) + q(c_i).k(e_j) + q(e_i).k(c_j) + q(e_i).k(e_j) + bias_ij
 
-    where e is what the encoding's `add_to_tokens` added before this block and c the tokens it was
-    added to (`block_tokens`). A pre-LN block normalises c + e first; LayerNorm is linear once its
-    per-token scale s = sqrt(var(c + e) + eps) is fixed, so LN(c + e) = [g (c - mean c) / s + b]
-    + [g (e - mean e) / s] splits exactly. The content part keeps LayerNorm's and the projections'
-    biases; RoPE's rotation, being linear, applies to each part; `bias` is the encoding's `attn_bias`.
-    A query's q(.) and a key's k(.) are divided by sqrt(Dh) once, in the terms.
+    (each product divided by sqrt(Dh)), where e is what the encoding's `add_to_tokens` added before
+    this block and c the tokens it was added to (`block_tokens`; for `peg`, e is a convolution of
+    the tokens, so itself made of content). A pre-LN block normalises c + e first; LayerNorm is
+    linear once its per-token scale s = sqrt(var(c + e) + eps) is fixed, so
+    LN(c + e) = [g (c - mean c) / s + b] + [g (e - mean e) / s] splits exactly. The content part
+    keeps LayerNorm's and the projections' biases; RoPE's rotation, being linear, applies to each
+    part; `bias` is the encoding's `attn_bias`.
 
     Returns a dict:
         content_content, content_position, position_content, position_position, bias:
@@ -364,16 +366,22 @@ def offset_dependence(scores: Tensor, grid: Grid) -> dict:
     Returns within, total and fraction = within / total: 0 when every score is a function of the
     offset (r_i - r_j, c_i - c_j) alone (RoPE, ALiBi, relative bias with the same content at every
     position), larger when absolute position enters too. fraction is 0 where the scores do not vary
-    at all (total below 1e-10 of their mean square).
+    at all (total below 1e-10 of their mean square). Also by_offset [..., 2gh - 1, 2gw - 1]: the
+    variance of the score over the pairs at each offset, laid out as in `offset_table`.
     """
     _check_scores(scores, grid)
+    gh, gw = grid
+    index = _offset_index(grid, scores.device)
     s = scores.double().flatten(-2)  # (..., N*N)
-    means = offset_table(scores, grid).flatten(-2)[..., _offset_index(grid, scores.device)]
-    within = ((s - means) ** 2).mean(-1)
+    squares = (s - offset_table(scores, grid).flatten(-2)[..., index]) ** 2
+    within = squares.mean(-1)
     total = ((s - s.mean(-1, keepdim=True)) ** 2).mean(-1)
     varies = total > 1e-10 * (s**2).mean(-1)
     fraction = torch.where(varies, within / total.clamp_min(1e-300), torch.zeros_like(total))
-    return {"within": within, "total": total, "fraction": fraction}
+    counts = torch.bincount(index, minlength=(2 * gh - 1) * (2 * gw - 1)).to(s)
+    by_offset = squares.new_zeros(*s.shape[:-1], len(counts)).index_add_(-1, index, squares) / counts
+    by_offset = by_offset.reshape(*s.shape[:-1], 2 * gh - 1, 2 * gw - 1)
+    return {"within": within, "total": total, "fraction": fraction, "by_offset": by_offset}
 
 
 def direction_asymmetry(scores: Tensor, grid: Grid) -> Tensor:

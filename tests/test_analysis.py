@@ -170,6 +170,9 @@ def test_offset_table_and_offset_dependence_by_hand():
     assert d["within"].item() == pytest.approx((2 + 0.5 + 0.5) / 9)
     assert d["total"].item() == pytest.approx(2 / 3)
     assert d["fraction"].item() == pytest.approx(0.5)
+    torch.testing.assert_close(
+        d["by_offset"], torch.tensor([[0, 1 / 4, 2 / 3, 1 / 4, 0]], dtype=torch.float64)
+    )
     # batched: reduced over the last two dims only
     both = analysis.offset_dependence(torch.stack([antisymmetric, query_column]), grid)["fraction"]
     torch.testing.assert_close(both, torch.tensor([0.0, 0.5], dtype=torch.float64))
