@@ -260,7 +260,7 @@ def test_position_probe_is_at_chance_without_position_and_exact_with_an_added_ta
     assert none["stages"] == ["input of block 0", "output of block 0", "output of block 1"]
     assert none["r2"].shape == (3, 2) and none["accuracy"].shape == (3, 2)
     torch.testing.assert_close(none["chance"], torch.tensor([1 / 6, 1 / 6], dtype=torch.float64))
-    assert none["r2"].abs().max() < 0.02, none["r2"]
+    assert none["r2"].abs().max() < 0.03, none["r2"]  # 0.015 at worst over 12 seeds
     assert (none["accuracy"] - none["chance"]).abs().max() < 0.03, none["accuracy"]
     for name in ("learned", "sincos2d"):
         probe = analysis.position_probe(_vit(name, in_channels=1), train, test)
