@@ -200,7 +200,8 @@ def _trace(model: ViT, images: Tensor) -> dict:
             hook.remove()
     if len(record["inputs"]) != len(model.blocks):
         raise RuntimeError(
-            f"recorded {len(record['inputs'])} calls of add_to_tokens for {len(model.blocks)} blocks"
+            f"recorded {len(record['inputs'])} calls of add_to_tokens for {len(model.blocks)} blocks; "
+            "the analysis needs a model that calls pos.add_to_tokens once before each block, as ViT does"
         )
     record["grid"] = grid
     return record
