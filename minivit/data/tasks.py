@@ -9,7 +9,7 @@ from pathlib import Path
 
 from torch.utils.data import TensorDataset
 
-from minivit.config import check_whole
+from minivit.checks import check_whole
 from minivit.data import lst, real, synthetic
 
 SYNTHETIC = tuple(synthetic.TASKS)
