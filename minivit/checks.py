@@ -48,18 +48,27 @@ def check_whole(name: str, value: Any, least: int) -> None:
         raise ValueError(f"{name}={value} is below {least}; use an integer >= {least}")
 
 
-def _span(low: float, high: float, low_ok: bool) -> str:
+def _span(low: float, high: float, low_ok: bool, high_ok: bool = False) -> str:
     above = f"{'>=' if low_ok else '>'} {low:g}"
+    below = f"{'<=' if high_ok else '<'} {high:g}"
     if high == math.inf:
         return above
-    return f"< {high:g}" if low == -math.inf else f"{above} and < {high:g}"
+    return below if low == -math.inf else f"{above} and {below}"
 
 
-def check_number(name: str, value: Any, *, low: float, high: float = math.inf, low_ok: bool = True) -> None:
-    """Raise a ValueError naming `name` unless `value` is a finite number in [low, high) (or (low, high))."""
-    inside = is_number(value) and (value >= low if low_ok else value > low) and value < high
+def check_number(
+    name: str, value: Any, *, low: float, high: float = math.inf, low_ok: bool = True, high_ok: bool = False
+) -> None:
+    """Raise a ValueError naming `name` unless `value` is a finite number in [low, high) (the ends
+    in or out as `low_ok` and `high_ok` say)."""
+    inside = (
+        is_number(value)
+        and (value >= low if low_ok else value > low)
+        and (value <= high if high_ok else value < high)
+    )
     if not inside:
-        raise ValueError(f"{name}={value!r} is out of range; use a finite number {_span(low, high, low_ok)}")
+        span = _span(low, high, low_ok, high_ok)
+        raise ValueError(f"{name}={value!r} is out of range; use a finite number {span}")
 
 
 def check_choice(name: str, value: Any, choices: Iterable[Any]) -> None:

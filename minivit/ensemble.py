@@ -34,6 +34,7 @@ from torch.utils.data import TensorDataset
 
 from minivit.attention import Attention
 from minivit.augment import Augment
+from minivit.devices import autocast_dtype, pick_device
 from minivit.evaluate import evaluate
 from minivit.train import (
     History,
@@ -43,11 +44,9 @@ from minivit.train import (
     _progress,
     _Settings,
     augment_seed,
-    autocast_dtype,
     check_fit_options,
     check_train_set,
     lr_at,
-    pick_device,
 )
 
 
