@@ -33,15 +33,15 @@ def check_device(device: str | torch.device | None) -> None:
         count = torch.cuda.device_count() if torch.cuda.is_available() else 0
         if count == 0:
             raise ValueError(
-                f"device={device!r}: torch sees no CUDA GPU here; use device=cpu, or leave it out for the "
-                "best available"
+                f"device={device!r}: torch sees no CUDA GPU here; use cpu, or leave the device out for "
+                "the best available"
             )
         if d.index is not None and d.index >= count:
             raise ValueError(
                 f"device={device!r}: this machine has {count} GPU(s), cuda:0 to cuda:{count - 1}"
             )
     if d.type == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
-        raise ValueError(f"device={device!r}: mps (Apple GPUs) is not available here; use device=cpu")
+        raise ValueError(f"device={device!r}: mps (Apple GPUs) is not available here; use cpu")
 
 
 def pick_device(device: str | torch.device | None = None) -> torch.device:

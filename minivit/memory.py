@@ -31,7 +31,8 @@ ACTIVATIONS_OUTSIDE = 10  # the patch embedding, the position, the last norm and
 ATTENTION_COPIES = 2  # logits and weights, per head and block, where attention is not fused
 
 
-def _gb(n: float) -> str:
+def gigabytes(n: float) -> str:
+    """`n` bytes as "1.2 GB" (or "3.4 MB" below 0.1 GB)."""
     return f"{n / 1e9:.1f} GB" if n >= 1e8 else f"{n / 1e6:.1f} MB"
 
 
@@ -73,7 +74,7 @@ def estimate(
     device_type: str = "cpu",
     fused: bool = True,
     data_bytes: int = 0,
-    evaluating: bool = True,
+    evaluation_batch: int = EVAL_BATCH,
 ) -> Estimate:
     """The memory one training step of a ViT with `config` needs at `batch_size` on images of
     `image_size` (default: the config's), on a device of `device_type`.
@@ -84,7 +85,7 @@ def estimate(
         autocast: activations in bf16/fp16 (a GPU's mixed precision).
         fused: attention through `F.scaled_dot_product_attention` (`Attention.fused`).
         data_bytes: memory the data takes on this device (counted in the fixed part).
-        evaluating: add an evaluation at `EVAL_BATCH` images (no gradients) after training.
+        evaluation_batch: the batch of an evaluation (no gradients) after training (0: none).
     """
     if model is None:
         from minivit.model import ViT
@@ -112,12 +113,10 @@ def estimate(
     per_image = value * (tokens * d * per_token + image) + 4 * copies * heads * tokens**2 * depth
     state = params * (16 if optimizer == "adamw" else 12) + (2 * params if autocast else 0)
     bias = 4 * heads * tokens**2 * (depth if has_bias else 0)
-    evaluation = 0
-    if evaluating:
-        b = EVAL_BATCH
-        evaluation = b * (value * (tokens * d * (4 + r) + image) + 4 * (2 if made else 0) * heads * tokens**2)
+    eval_image = value * (tokens * d * (4 + r) + image) + 4 * (2 if made else 0) * heads * tokens**2
+    evaluation = int(evaluation_batch * eval_image)
     parts = {"data": data_bytes, "the model and its optimizer": state + bias}
-    return Estimate(data_bytes + state + bias, per_image, evaluation, batch_size, parts)
+    return Estimate(data_bytes + state + bias, int(per_image), evaluation, batch_size, parts)
 
 
 def check(
@@ -138,10 +137,10 @@ def check(
         for k in ("batch_size", "image_size", "patch_size", "dim", "depth", "train_size", "test_size")
     }
     step = est.per_image * est.batch_size
-    parts = [f"{k} {_gb(v)}" for k, v in est.parts.items() if v]
-    parts.append(f"one step at {names['batch_size']} {est.batch_size} {_gb(step)}")
+    parts = [f"{k} {gigabytes(v)}" for k, v in est.parts.items() if v]
+    parts.append(f"one step at {names['batch_size']} {est.batch_size} {gigabytes(step)}")
     if est.evaluation > step:
-        parts.append(f"evaluation {_gb(est.evaluation)}")
+        parts.append(f"evaluation {gigabytes(est.evaluation)}")
     largest = est.largest_batch(available)
     tokens = f"lower {names['image_size']} or raise {names['patch_size']} (fewer tokens)"
     if est.parts.get("data", 0) > available / 2:
@@ -153,8 +152,8 @@ def check(
     else:
         advice = f"lower {names['dim']} or {names['depth']} (or the encoding's table sizes)"
     raise ValueError(
-        f"this run needs about {_gb(est.total)} of memory ({', '.join(parts)}), more than the "
-        f"{_gb(available)} {where} has free; {advice}"
+        f"this run needs about {gigabytes(est.total)} of memory ({', '.join(parts)}), more than the "
+        f"{gigabytes(available)} {where} has free; {advice}"
     )
 
 
@@ -166,7 +165,7 @@ def check_training(
     optimizer: str,
     device: torch.device,
     precision: str,
-    evaluating: bool = False,
+    evaluation_batch: int = 0,
 ) -> None:
     """Raise a ValueError with the estimate, what the device has free and what to lower, if a
     training step of this ViT (a model without a ViTConfig is not checked) on images like `data`'s
@@ -185,7 +184,7 @@ def check_training(
         device_type=device.type,
         fused=all(getattr(m, "fused", True) for m in model.modules()),
         data_bytes=sum(t.numel() * t.element_size() for t in data) if device.type == "cuda" else 0,
-        evaluating=evaluating,
+        evaluation_batch=evaluation_batch,
     )
     check(
         est, device_memory(device), where="this machine" if device.type != "cuda" else f"the GPU ({device})"

@@ -354,7 +354,8 @@ def fit(
         seed=seed,
         augment=augment,
     )
-    run = _Run(model, train, settings, augment, device, precision, compile, out, eval_data is not None)
+    eval_size = len(eval_data.tensors[0]) if eval_data is not None else 0
+    run = _Run(model, train, settings, augment, device, precision, compile, out, eval_size)
     if resume:
         run.resume()
     every = max(1, steps // 10)
@@ -376,7 +377,7 @@ class _Run:
         precision: str,
         compile: bool | str,
         out: str | Path | None,
-        evaluating: bool = False,
+        eval_size: int = 0,
     ):
         classes = int(getattr(getattr(model, "config", None), "num_classes", 0)) or None
         check_train_set(train, classes)
@@ -386,11 +387,11 @@ class _Run:
         memory.check_training(
             model,
             train.tensors[:2],
-            batch_size=settings.batch_size // processes,
+            batch_size=min(settings.batch_size, len(train.tensors[0])) // processes,
             optimizer=settings.optimizer,
             device=device,
             precision=precision,
-            evaluating=evaluating,
+            evaluation_batch=min(memory.EVAL_BATCH, eval_size),
         )
         self.model, self.settings, self.augment = model.to(device).train(), settings, augment
         self.images, self.labels = (t.to(device) for t in train.tensors[:2])

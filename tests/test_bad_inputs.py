@@ -67,7 +67,11 @@ TRAIN_CASES = [
     ),
     ("option-unknown", ["--position", "sincos2d", "--option", "bogus=1"], r"unknown option\(s\) \['bogus'\]"),
     ("option-no-equals", ["--option", "std"], r"--option needs key=value, got 'std'"),
-    ("option-bad-init", ["--position", "learned", "--option", "init=ones"], r"unknown init 'ones'.*known"),
+    (
+        "option-bad-init",
+        ["--position", "learned", "--option", "init=ones"],
+        r"option init='ones' .* is unknown; pass one of 'zeros'",
+    ),
     ("position-unknown", ["--position", "rope2d"], r"--position: invalid choice: 'rope2d'"),
     ("task-unknown", ["--task", "imagenet"], r"--task: invalid choice: 'imagenet'"),
     ("train-size-0", ["--train-size", "0"], r"--train-size=0 is below 1"),

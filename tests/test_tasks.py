@@ -96,4 +96,4 @@ def test_task_shape_says_what_load_task_gives_without_making_the_data(name):
         data.image_size,
     )
     made = sum(t.numel() * t.element_size() for ds in (data.train, data.test) for t in ds.tensors[:1])
-    assert shape.data_bytes >= made
+    assert shape.data_bytes >= made and shape.train_examples == len(data.train)

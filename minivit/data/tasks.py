@@ -55,6 +55,7 @@ class TaskShape:
     num_classes: int
     image_size: int
     data_bytes: int  # the train and test sets (float32), and the work space of making them
+    train_examples: int
 
 
 def task_shape(
@@ -74,14 +75,15 @@ def task_shape(
         classes = len(synthetic.make_task(name, 1, cells=cells).classes)
         # the sets (the rendered chunks and their concatenation) and one chunk's work space
         data = 2 * (train_size + test_size) * 3 * size * size * 4 + synthetic.RENDER_BYTES
-        return TaskShape(3, classes, size, data)
+        return TaskShape(3, classes, size, data, train_size)
     if name == "lst":
         if image_size not in (None, 4):
             raise ValueError("the Latin square task is a fixed 4x4 grid of cells; leave out --image-size")
-        return TaskShape(6, 4, 4, (train_size + 2 * test_size) * 6 * 16 * 4)
+        return TaskShape(6, 4, 4, (train_size + 2 * test_size) * 6 * 16 * 4, train_size)
     channels, classes, native, n_train, n_test = REAL_SHAPES[name]
     size = image_size or native
-    return TaskShape(channels, classes, size, (n_train + n_test) * channels * (native**2 + size**2) * 4)
+    data = (n_train + n_test) * channels * (native**2 + size**2) * 4
+    return TaskShape(channels, classes, size, data, n_train)
 
 
 def load_task(
