@@ -75,6 +75,7 @@ def estimate(
     fused: bool = True,
     data_bytes: int = 0,
     evaluation_batch: int = EVAL_BATCH,
+    members: int = 1,
 ) -> Estimate:
     """The memory one training step of a ViT with `config` needs at `batch_size` on images of
     `image_size` (default: the config's), on a device of `device_type`.
@@ -86,6 +87,7 @@ def estimate(
         fused: attention through `F.scaled_dot_product_attention` (`Attention.fused`).
         data_bytes: memory the data takes on this device (counted in the fixed part).
         evaluation_batch: the batch of an evaluation (no gradients) after training (0: none).
+        members: models trained at once (`fit_ensemble`): `batch_size` is then all their images.
     """
     if model is None:
         from minivit.model import ViT
@@ -111,7 +113,7 @@ def estimate(
     copies = ATTENTION_COPIES if made else (1 if bias_grad else 0)
     image = config.in_channels * h * w
     per_image = value * (tokens * d * per_token + image) + 4 * copies * heads * tokens**2 * depth
-    state = params * (16 if optimizer == "adamw" else 12) + (2 * params if autocast else 0)
+    state = members * (params * (16 if optimizer == "adamw" else 12) + (2 * params if autocast else 0))
     bias = 4 * heads * tokens**2 * (depth if has_bias else 0)
     eval_image = value * (tokens * d * (4 + r) + image) + 4 * (2 if made else 0) * heads * tokens**2
     evaluation = int(evaluation_batch * eval_image)
@@ -166,25 +168,28 @@ def check_training(
     device: torch.device,
     precision: str,
     evaluation_batch: int = 0,
+    members: int = 1,
 ) -> None:
     """Raise a ValueError with the estimate, what the device has free and what to lower, if a
     training step of this ViT (a model without a ViTConfig is not checked) on images like `data`'s
     (images, labels) at `batch_size` per process needs more memory than `device` has free. Data on
-    the CPU is already in memory; on a GPU, `fit` copies it there."""
+    the CPU is already in memory; on a GPU, `fit` copies it there. With `members`, an ensemble of
+    that many such models, `batch_size` images each (`fit_ensemble`: attention written out)."""
     config = getattr(model, "config", None)
     if not isinstance(config, ViTConfig):
         return
     est = estimate(
         config,
-        batch_size=batch_size,
+        batch_size=batch_size * members,
         image_size=tuple(data[0].shape[-2:]),
         model=model,
         optimizer=optimizer,
         autocast=autocast_dtype(device, precision) is not None,
         device_type=device.type,
-        fused=all(getattr(m, "fused", True) for m in model.modules()),
+        fused=members == 1 and all(getattr(m, "fused", True) for m in model.modules()),
         data_bytes=sum(t.numel() * t.element_size() for t in data) if device.type == "cuda" else 0,
         evaluation_batch=evaluation_batch,
+        members=members,
     )
     check(
         est, device_memory(device), where="this machine" if device.type != "cuda" else f"the GPU ({device})"
