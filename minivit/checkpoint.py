@@ -10,6 +10,7 @@ CPU).
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -41,6 +42,27 @@ def write_atomic(path: str | Path, write: Callable[[BinaryIO], object]) -> None:
             stale.unlink(missing_ok=True)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def check_writable(out: Path, *, model_bytes: int, name: str = "--out") -> None:
+    """Raise a ValueError before training if the run folder `out` (the argument `name`) cannot be
+    created or written, or its disk lacks room for a checkpoint of `model_bytes` (written beside the
+    old one, then renamed: twice its size)."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".write-test-{os.getpid()}"
+        probe.write_bytes(b"minivit")
+        probe.unlink()
+    except OSError as err:
+        raise ValueError(
+            f"cannot write to {name} {out}: {err.strerror or err}; choose a folder you can write to"
+        ) from None
+    free = shutil.disk_usage(out).free
+    if free < 2 * model_bytes:
+        raise ValueError(
+            f"{name} {out} has {free / 1e6:.1f} MB free, less than the {2 * model_bytes / 1e6:.1f} MB two "
+            "checkpoints of this model need; free some space or choose another folder"
+        )
 
 
 def save_checkpoint(state: dict[str, Any], path: str | Path) -> None:

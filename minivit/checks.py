@@ -40,12 +40,15 @@ def is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def check_whole(name: str, value: Any, least: int) -> None:
-    """Raise a ValueError naming `name` unless `value` is a whole number >= `least`."""
+def check_whole(name: str, value: Any, least: int, most: int | None = None) -> None:
+    """Raise a ValueError naming `name` unless `value` is a whole number >= `least` (and <= `most`)."""
+    span = f">= {least}" + (f" and <= {most}" if most is not None else "")
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name}={value!r} is not a whole number; use an integer >= {least}")
+        raise ValueError(f"{name}={value!r} is not a whole number; use an integer {span}")
     if value < least:
-        raise ValueError(f"{name}={value} is below {least}; use an integer >= {least}")
+        raise ValueError(f"{name}={value} is below {least}; use an integer {span}")
+    if most is not None and value > most:
+        raise ValueError(f"{name}={value} is above {most}; use an integer {span}")
 
 
 def _span(low: float, high: float, low_ok: bool, high_ok: bool = False) -> str:

@@ -12,9 +12,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
-import os
 import re
-import shutil
 import sys
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -23,7 +21,7 @@ import torch
 
 from minivit import memory, posenc
 from minivit.augment import RECIPES, Augment
-from minivit.checkpoint import CHECKPOINT, kept, load_model, resumable, write_atomic
+from minivit.checkpoint import CHECKPOINT, check_writable, kept, load_model, resumable, write_atomic
 from minivit.checks import check_whole
 from minivit.config import POOLS, PRESETS, ViTConfig
 from minivit.data import DatasetUnavailable, load_task, task_shape
@@ -361,26 +359,6 @@ def _check_memory(
     est.fixed -= data_bytes - on_gpu
     est.parts["data"] = on_gpu
     memory.check(est, device_memory(device), where=f"the GPU ({device})", names=FLAGS)
-
-
-def check_writable(out: Path, *, model_bytes: int) -> None:
-    """Raise a ValueError before training if the run folder cannot be created or written, or its
-    disk lacks room for a checkpoint (written beside the old one, then renamed: twice its size)."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".write-test-{os.getpid()}"
-        probe.write_bytes(b"minivit")
-        probe.unlink()
-    except OSError as err:
-        raise ValueError(
-            f"cannot write to --out {out}: {err.strerror or err}; choose a folder you can write to"
-        ) from None
-    free = shutil.disk_usage(out).free
-    if free < 2 * model_bytes:
-        raise ValueError(
-            f"--out {out} has {free / 1e6:.1f} MB free, less than the {2 * model_bytes / 1e6:.1f} MB two "
-            "checkpoints of this model need; free some space or choose another folder"
-        )
 
 
 def read_run(folder: Path) -> dict:

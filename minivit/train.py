@@ -45,6 +45,7 @@ from minivit.checkpoint import (
     CHECKPOINT,
     CHECKPOINT_FORMAT,
     RESUME_KEYS,
+    check_writable,
     kept,
     load_checkpoint,
     load_model,
@@ -219,6 +220,8 @@ def check_fit_options(
     check_number("weight_decay", weight_decay, low=0)
     if warmup is not None:
         check_whole("warmup", warmup, 0)
+        if warmup > steps:
+            raise ValueError(f"warmup={warmup} is longer than the run (steps={steps}); use at most {steps}")
     if schedule not in SCHEDULES:
         raise ValueError(f"unknown schedule {schedule!r}; known: {', '.join(SCHEDULES)}")
     check_number("label_smoothing", label_smoothing, low=0, high=1)
@@ -229,9 +232,10 @@ def check_fit_options(
     check_number("position_lr_scale", position_lr_scale, low=0, low_ok=False)
     if precision not in PRECISIONS:
         raise ValueError(f"unknown precision {precision!r}; known: {', '.join(PRECISIONS)}")
-    if compile not in COMPILE:
+    if not (isinstance(compile, bool) or (isinstance(compile, str) and compile in COMPILE)):
         raise ValueError(f"unknown compile {compile!r}; known: {', '.join(map(repr, COMPILE))}")
     check_whole("sync_every", sync_every, 1)
+    check_whole("seed", seed, 0, 2**63 - 1)
     for name, every in (("eval_every", eval_every), ("checkpoint_every", checkpoint_every)):
         if every is not None:
             check_whole(name, every, 1)
@@ -253,25 +257,33 @@ def check_fit_options(
     )
 
 
-def check_train_set(train: TensorDataset, num_classes: int | None = None) -> None:
-    """Raise a ValueError unless `train` holds images [B, C, H, W] and labels in [0, num_classes)."""
+def check_train_set(train: TensorDataset, num_classes: int | None = None, name: str = "train") -> None:
+    """Raise a ValueError unless `train` holds finite float images [B, C, H, W] and labels in
+    [0, num_classes); `name` is the argument's name in the message (e.g. "eval_data")."""
+    whose = "the training" if name == "train" else f"{name}:"
     tensors = getattr(train, "tensors", None)
     if not tensors or len(tensors) < 2:
-        raise ValueError("the training data must be a TensorDataset(images, labels)")
+        raise ValueError(
+            f"{'the training data' if name == 'train' else name} must be a TensorDataset(images, labels)"
+        )
     images, labels = tensors[:2]
     if len(images) == 0:
-        raise ValueError("the training set is empty; pass at least one example")
+        raise ValueError(f"{whose} set is empty; pass at least one example")
     if images.dim() != 4:
-        raise ValueError(f"images must be [B, C, H, W], got shape {tuple(images.shape)}")
+        raise ValueError(f"{whose} images must be [B, C, H, W], got shape {tuple(images.shape)}")
     if not images.is_floating_point() or not torch.isfinite(images).all():
         bad = "not floating point" if not images.is_floating_point() else "NaN or inf values"
-        raise ValueError(f"the images hold {bad} ({images.dtype}); pass finite float images, e.g. in [0, 1]")
+        raise ValueError(
+            f"{whose} images hold {bad} ({images.dtype}); pass finite float images, e.g. in [0, 1]"
+        )
     if labels.dtype.is_floating_point or labels.dim() != 1:
-        raise ValueError(f"labels must be whole class numbers [B], got {labels.dtype} {tuple(labels.shape)}")
+        raise ValueError(
+            f"{whose} labels must be whole class numbers [B], got {labels.dtype} {tuple(labels.shape)}"
+        )
     low, high = int(labels.min()), int(labels.max())
     if low < 0 or (num_classes and high >= num_classes):
         raise ValueError(
-            f"labels run from {low} to {high}, but the model has num_classes={num_classes}; "
+            f"{whose} labels run from {low} to {high}, but the model has num_classes={num_classes}; "
             f"labels must lie in 0..{(num_classes or high + 1) - 1} (set num_classes in ViTConfig)"
         )
 
@@ -354,6 +366,13 @@ def fit(
         seed=seed,
         augment=augment,
     )
+    if eval_data is not None:
+        check_train_set(eval_data, getattr(getattr(model, "config", None), "num_classes", None), "eval_data")
+    if callback is not None and not callable(callback):
+        raise ValueError(f"callback={callback!r} is not a function; pass callback(step, model, history)")
+    if out is not None:
+        weights = sum(p.numel() * p.element_size() for p in model.parameters())
+        check_writable(Path(out), model_bytes=4 * weights, name="out")  # weights, 2 Adam moments, slack
     eval_size = len(eval_data.tensors[0]) if eval_data is not None else 0
     run = _Run(model, train, settings, augment, device, precision, compile, out, eval_size)
     if resume:

@@ -101,6 +101,9 @@ TRAIN_CASES = [
         r"--device='cuda:99': (torch sees no CUDA GPU|this machine has)",
     ),
     ("threads-negative", ["--threads", "-1"], r"--threads=-1 is below 1"),
+    ("warmup-past-the-run", ["--steps", "100", "--warmup", "500"], r"--warmup=500 is longer than the run"),
+    ("seed-negative", ["--seed", "-1"], r"--seed=-1 is below 0; use an integer >= 0 and <= "),
+    ("seed-huge", ["--seed", str(2**70)], r"--seed=\d+ is above \d+; use an integer >= 0 and <= "),
     (
         "memory-image-4096",
         ["--image-size", "4096"],
@@ -434,16 +437,42 @@ API_CASES = [
         lambda: fit(
             small_model(), TensorDataset(torch.full((4, 3, 24, 24), math.nan), torch.zeros(4).long())
         ),
-        r"the images hold NaN or inf values .*; pass finite float images",
+        r"the training images hold NaN or inf values .*; pass finite float images",
     ),
     (
         "fit-byte-images",
         lambda: fit(
             small_model(), TensorDataset(torch.zeros(4, 3, 24, 24, dtype=torch.uint8), torch.zeros(4).long())
         ),
-        r"the images hold not floating point \(torch.uint8\)",
+        r"the training images hold not floating point \(torch.uint8\)",
     ),
     ("fit-device", lambda: fit(small_model(), small_data(), device="gpu"), r"device='gpu' is not a device"),
+    (
+        "fit-eval-data-tuple",
+        lambda: fit(small_model(), small_data(), eval_data=(torch.rand(2, 3, 24, 24), torch.zeros(2).long())),
+        r"eval_data must be a TensorDataset\(images, labels\)",
+    ),
+    (
+        "fit-eval-labels",
+        lambda: fit(small_model(), small_data(), eval_data=small_data(classes=7)),
+        r"eval_data: labels run from 0 to 6, but the model has num_classes=4",
+    ),
+    (
+        "fit-callback",
+        lambda: fit(small_model(), small_data(), callback="plot"),
+        r"callback='plot' is not a function",
+    ),
+    (
+        "fit-out-a-file",
+        lambda: fit(small_model(), small_data(), out=__file__ + "/run"),
+        r"cannot write to out .*: .*; choose a folder you can write to",
+    ),
+    (
+        "fit-warmup",
+        lambda: fit(small_model(), small_data(), steps=10, warmup=20),
+        r"warmup=20 is longer than",
+    ),
+    ("fit-compile-1", lambda: fit(small_model(), small_data(), compile=1), r"unknown compile 1"),
     (
         "fit-memory",
         lambda: fit(
