@@ -444,6 +444,7 @@ def cmd_encodings(args: argparse.Namespace) -> int:
 def _as_flag(message: str, args: argparse.Namespace) -> str:
     """A message that starts `batch_size=0 ...` (the Python name) as `--batch-size=0 ...` where the
     command has that option, so the line names what the user typed."""
+    message = message.replace("pass download=True", "leave out --no-download")
     match = re.match(r"([a-z_]+)=", message)
     if match and match.group(1) in vars(args):
         return "--" + match.group(1).replace("_", "-") + message[len(match.group(1)) :]

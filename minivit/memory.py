@@ -47,6 +47,8 @@ class Estimate:
     evaluation: int
     batch_size: int
     parts: dict[str, int] = field(default_factory=dict)
+    encoding: str = ""  # the positional encoding, if its parameters are most of the model's
+    encoding_options: list[str] = field(default_factory=list)  # the options it was given
 
     @property
     def total(self) -> int:
@@ -118,7 +120,12 @@ def estimate(
     eval_image = value * (tokens * d * (4 + r) + image) + 4 * (2 if made else 0) * heads * tokens**2
     evaluation = int(evaluation_batch * eval_image)
     parts = {"data": data_bytes, "the model and its optimizer": state + bias}
-    return Estimate(data_bytes + state + bias, int(per_image), evaluation, batch_size, parts)
+    own = sum(p.numel() for p in pos.parameters())
+    encoding = config.position if own > params / 2 else ""
+    fixed = data_bytes + state + bias
+    return Estimate(
+        fixed, int(per_image), evaluation, batch_size, parts, encoding, list(config.position_options)
+    )
 
 
 def check(
@@ -151,8 +158,13 @@ def check(
         advice = f"lower {names['batch_size']} to {largest} or less, or {tokens}"
     elif step >= max(est.parts.values()) or est.evaluation >= max(est.parts.values()):
         advice = f"{tokens}, or lower {names['dim']} or {names['depth']}"
+    elif est.encoding:
+        given = ", ".join(est.encoding_options)
+        advice = f"most of it is the {est.encoding} encoding's parameters: " + (
+            f"use smaller values of its options ({given})" if given else tokens
+        )
     else:
-        advice = f"lower {names['dim']} or {names['depth']} (or the encoding's table sizes)"
+        advice = f"lower {names['dim']} or {names['depth']}"
     raise ValueError(
         f"this run needs about {gigabytes(est.total)} of memory ({', '.join(parts)}), more than the "
         f"{gigabytes(available)} {where} has free; {advice}"

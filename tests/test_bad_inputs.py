@@ -111,6 +111,16 @@ TRAIN_CASES = [
         r"has free; lower --train-size, --test-size or --image-size",
     ),
     (
+        "memory-encoding-table",
+        ["--position", "relative", "--option", "clip=100000"],
+        r"most of it is the relative encoding's parameters: use smaller values of its options \(clip\)",
+    ),
+    (
+        "dataset-not-here",
+        ["--task", "mnist", "--no-download", "--data-root", "/nonexistent"],
+        r"MNIST is not in /nonexistent; leave out --no-download",
+    ),
+    (
         "memory-attention",
         ["--image-size", "512", "--patch-size", "2", "--position", "alibi2d"],
         r"needs about [\d.]+ GB .* one step at --batch-size 64 .*; lower --image-size or raise --patch-size",
