@@ -116,10 +116,11 @@ def estimate(
     image = config.in_channels * h * w
     per_image = value * (tokens * d * per_token + image) + 4 * copies * heads * tokens**2 * depth
     state = members * (params * (16 if optimizer == "adamw" else 12) + (2 * params if autocast else 0))
-    bias = 4 * heads * tokens**2 * (depth if has_bias else 0)
+    # the bias itself, [H, N, N]: one per block where it is learned, one cached for all where fixed
+    bias = 4 * heads * tokens**2 * ((depth if any(True for _ in pos.parameters()) else 1) if has_bias else 0)
     eval_image = value * (tokens * d * (4 + r) + image) + 4 * (2 if made else 0) * heads * tokens**2
     evaluation = int(evaluation_batch * eval_image)
-    parts = {"data": data_bytes, "the model and its optimizer": state + bias}
+    parts = {"data": data_bytes, "the model and its optimizer": state, "the attention bias": bias}
     own = sum(p.numel() for p in pos.parameters())
     encoding = config.position if own > params / 2 else ""
     fixed = data_bytes + state + bias
