@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from minivit.checks import check_number, check_whole, is_number
+from minivit.checks import check_choice, check_number, check_whole, is_number
 
 # RandAugment's operations: a colour change or an affine warp, each with a strength at magnitude m
 # (out of 10): brightness/contrast/colour factors 1 +- 0.09 m, rotation +- 3 m degrees, shear +- 0.03 m,
@@ -92,8 +92,7 @@ class Augment:
     @classmethod
     def recipe(cls, name: str) -> Augment:
         """A named set of options: "none", "light" (crop and flip) or "deit" (the whole recipe)."""
-        if name not in RECIPES:
-            raise ValueError(f"unknown augmentation recipe {name!r}; known: {', '.join(RECIPES)}")
+        check_choice("augmentation recipe", name, RECIPES)
         return RECIPES[name]
 
     def __repr__(self) -> str:

@@ -14,6 +14,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from minivit.checks import check_choice
+
 PRECISIONS = ("auto", "bf16", "fp16", "fp32")
 DEVICE_TYPES = ("cuda", "mps", "cpu")
 
@@ -62,8 +64,7 @@ def autocast_dtype(device: torch.device, precision: str = "auto") -> torch.dtype
     "auto" is bf16 on a GPU that has it, fp16 (with loss scaling in `fit`) on one that does not
     (Colab's T4), and fp32 on a CPU or mps.
     """
-    if precision not in PRECISIONS:
-        raise ValueError(f"unknown precision {precision!r}; known: {', '.join(PRECISIONS)}")
+    check_choice("precision", precision, PRECISIONS)
     if precision == "auto":
         if device.type != "cuda":
             return None

@@ -55,7 +55,7 @@ from minivit.checkpoint import (
     training_state,
     write_atomic,
 )
-from minivit.checks import check_number, check_whole
+from minivit.checks import check_choice, check_number, check_whole
 from minivit.devices import (
     PRECISIONS,
     autocast_dtype,
@@ -222,16 +222,13 @@ def check_fit_options(
         check_whole("warmup", warmup, 0)
         if warmup > steps:
             raise ValueError(f"warmup={warmup} is longer than the run (steps={steps}); use at most {steps}")
-    if schedule not in SCHEDULES:
-        raise ValueError(f"unknown schedule {schedule!r}; known: {', '.join(SCHEDULES)}")
+    check_choice("schedule", schedule, SCHEDULES)
     check_number("label_smoothing", label_smoothing, low=0, high=1)
     if grad_clip is not None:
         check_number("grad_clip", grad_clip, low=0, low_ok=False)
-    if optimizer not in OPTIMIZERS:
-        raise ValueError(f"unknown optimizer {optimizer!r}; known: {', '.join(OPTIMIZERS)}")
+    check_choice("optimizer", optimizer, OPTIMIZERS)
     check_number("position_lr_scale", position_lr_scale, low=0, low_ok=False)
-    if precision not in PRECISIONS:
-        raise ValueError(f"unknown precision {precision!r}; known: {', '.join(PRECISIONS)}")
+    check_choice("precision", precision, PRECISIONS)
     if not (isinstance(compile, bool) or (isinstance(compile, str) and compile in COMPILE)):
         raise ValueError(f"unknown compile {compile!r}; known: {', '.join(map(repr, COMPILE))}")
     check_whole("sync_every", sync_every, 1)
