@@ -24,6 +24,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from minivit.checks import check_choice, check_number, check_whole, is_number
+
 # RandAugment's operations: a colour change or an affine warp, each with a strength at magnitude m
 # (out of 10): brightness/contrast/colour factors 1 +- 0.09 m, rotation +- 3 m degrees, shear +- 0.03 m,
 # translation +- 0.045 m of the side, solarize threshold 1 - m/10, posterize to 8 - m/2 bits.
@@ -71,24 +73,26 @@ class Augment:
 
     def __post_init__(self) -> None:
         if self.resized_crop is not None:
-            lo, hi = self.resized_crop
-            if not 0 < lo <= hi <= 1:
+            pair = self.resized_crop
+            ok = isinstance(pair, tuple | list) and len(pair) == 2 and all(is_number(v) for v in pair)
+            if not ok or not 0 < pair[0] <= pair[1] <= 1:
                 raise ValueError(
                     "resized_crop is a range of area fractions 0 < smallest <= largest <= 1; "
                     f"got {self.resized_crop}"
                 )
-        if self.crop < 0 or self.randaugment < 0 or self.mixup < 0 or self.cutmix < 0:
-            raise ValueError("crop, randaugment, mixup and cutmix must be >= 0")
-        if not 0 <= self.erasing <= 1:
-            raise ValueError(f"erasing is a probability; got {self.erasing}")
-        if not 0 <= self.magnitude <= 10:
-            raise ValueError(f"magnitude is RandAugment's 0-10 scale; got {self.magnitude}")
+        check_whole("crop", self.crop, 0)
+        check_whole("randaugment", self.randaugment, 0)
+        if not isinstance(self.flip, bool):
+            raise ValueError(f"flip={self.flip!r} is not True or False")
+        check_number("magnitude", self.magnitude, low=0, high=10, high_ok=True)
+        check_number("mixup", self.mixup, low=0)
+        check_number("cutmix", self.cutmix, low=0)
+        check_number("erasing", self.erasing, low=0, high=1, high_ok=True)
 
     @classmethod
     def recipe(cls, name: str) -> Augment:
         """A named set of options: "none", "light" (crop and flip) or "deit" (the whole recipe)."""
-        if name not in RECIPES:
-            raise ValueError(f"unknown augmentation recipe {name!r}; known: {', '.join(RECIPES)}")
+        check_choice("augmentation recipe", name, RECIPES)
         return RECIPES[name]
 
     def __repr__(self) -> str:

@@ -12,32 +12,32 @@ from __future__ import annotations
 import argparse
 import ast
 import json
-import os
 import re
-import shutil
 import sys
 from dataclasses import asdict, replace
 from pathlib import Path
 
 import torch
 
-from minivit import posenc
+from minivit import memory, posenc
 from minivit.augment import RECIPES, Augment
-from minivit.config import POOLS, PRESETS, ViTConfig, check_whole
-from minivit.data import DatasetUnavailable, load_task
+from minivit.checkpoint import CHECKPOINT, check_writable, kept, load_model, resumable, write_atomic
+from minivit.checks import check_whole
+from minivit.config import POOLS, PRESETS, ViTConfig
+from minivit.data import DatasetUnavailable, load_task, task_shape
 from minivit.data.tasks import NAMES as TASK_NAMES
-from minivit.evaluate import evaluate, evaluate_resolutions
-from minivit.train import (
-    CHECKPOINT,
+from minivit.devices import (
     PRECISIONS,
-    SCHEDULES,
-    TrainingDiverged,
-    check_fit_options,
-    fit,
+    autocast_dtype,
+    check_device,
+    check_split,
+    device_memory,
+    host_memory,
     init_distributed,
-    load_model,
-    write_atomic,
+    pick_device,
 )
+from minivit.evaluate import evaluate, evaluate_resolutions
+from minivit.train import SCHEDULES, Interrupted, TrainingDiverged, check_fit_options, check_train_set, fit
 
 RUN = "run.json"
 RUN_KEYS = ("task", "config", "test_size", "seed", "data_root")  # what `eval` reads from run.json
@@ -62,6 +62,18 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+class _Help(argparse.ArgumentDefaultsHelpFormatter):
+    """Adds "(default: ...)" to an option's help where it has a default to show and its help does
+    not already say what the default is."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        shown = action.default not in (None, [], argparse.SUPPRESS) and action.default is not False
+        if "default" in text or not shown:
+            return text
+        return super()._get_help_string(action)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="minivit", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -71,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser(
         "train",
         help="train a ViT on a task and save it to --out",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=_Help,
     )
     t.add_argument("--task", default="odd_one_out", choices=TASK_NAMES, help="what to learn")
     t.add_argument(
@@ -141,7 +153,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--no-download", action="store_true", help="never try to download a dataset")
     t.add_argument("--out", required=True, type=Path, help="run folder: checkpoint, config, metrics")
     t.add_argument("--checkpoint-every", type=int, help="steps between checkpoints (default: 10 per run)")
-    t.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
+    t.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --out from its checkpoint (in a folder with none yet: start from "
+        "step 0, and say so); a first Ctrl-C saves the step it is at, a second stops at once",
+    )
     t.add_argument("--quiet", action="store_true", help="no progress bar")
 
     e = sub.add_parser("eval", help="accuracy of a trained run, at its resolution or several")
@@ -160,7 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    if args.threads:
+    if args.threads is not None:
+        check_whole("--threads", args.threads, 1)
         torch.set_num_threads(args.threads)
     rank, world, device = init_distributed(args.device)  # (0, 1, None) outside torchrun
     try:
@@ -170,9 +188,18 @@ def cmd_train(args: argparse.Namespace) -> int:
             torch.distributed.destroy_process_group()
 
 
+# what the memory advice names, as the command spells it
+FLAGS = {
+    k: "--" + k.replace("_", "-")
+    for k in ("batch_size", "image_size", "patch_size", "dim", "depth", "train_size", "test_size")
+}
+
+
 def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.device | None) -> int:
+    """Check everything, then write run.json and train: a refused run writes nothing."""
     say = print if rank == 0 else (lambda *a, **k: None)
-    check_fit_options(
+    augment = replace(Augment.recipe(args.augment), resized_crop=tuple(args.resized_crop or ()) or None)
+    settings = check_fit_options(
         steps=args.steps,
         batch_size=args.batch_size,
         lr=args.lr,
@@ -183,19 +210,13 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
         grad_clip=args.grad_clip or None,
         precision=args.precision,
         checkpoint_every=args.checkpoint_every,
-    )
-    for name in ("train_size", "test_size"):
-        check_whole(f"--{name.replace('_', '-')}", getattr(args, name), 1)
-    if args.threads is not None:
-        check_whole("--threads", args.threads, 1)
-    data = load_task(
-        args.task,
-        image_size=args.image_size,
-        train_size=args.train_size,
-        test_size=args.test_size,
         seed=args.seed,
-        root=args.data_root,
-        download=not args.no_download,
+        augment=augment,
+    )
+    device = pick_device(device)
+    check_split(args.batch_size, world)
+    shape = task_shape(
+        args.task, image_size=args.image_size, train_size=args.train_size, test_size=args.test_size
     )
     changes = {
         k: v
@@ -209,13 +230,17 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
         if v is not None
     }
     config = PRESETS[args.preset].with_(
-        image_size=data.image_size,
-        in_channels=data.in_channels,
-        num_classes=data.num_classes,
+        image_size=shape.image_size,
+        in_channels=shape.in_channels,
+        num_classes=shape.num_classes,
         position=args.position,
         position_options=dict(args.option),
         **changes,
     )
+    meta = _meta_model(config)  # the encoding's own checks (head width and the like), nothing allocated
+    batch = min(args.batch_size, shape.train_examples) // world  # a batch never holds more than the set
+    evaluation = min(memory.EVAL_BATCH, max(shape.train_examples, args.test_size))
+    _check_memory(config, meta, shape.data_bytes, batch, evaluation, device, args.precision)
     run = {
         "task": args.task,
         "train_size": args.train_size,
@@ -224,15 +249,26 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
         "data_root": str(args.data_root),
         "config": config.to_dict(),
     }
-    check_writable(args.out, model_bytes=_parameters(config) * 4 * 4)  # weights, 2 Adam moments, slack
     run_file = args.out / RUN
     if run_file.exists() and not args.resume:
         raise ValueError(f"{args.out} already holds a run; pass --resume to continue it, or another --out")
-    if args.resume and run_file.exists():
-        before = json.loads(run_file.read_text())
+    if args.resume and run_file.exists() and (args.out / CHECKPOINT).exists():
+        before = read_run(args.out)
         diff = [k for k in run if k != "config" and before.get(k) != run[k]]
         if diff:
             raise ValueError(f"cannot resume {args.out}: {', '.join(diff)} differ from the saved run")
+    state = resumable(args.out / CHECKPOINT, config, settings) if args.resume else None
+    data = load_task(
+        args.task,
+        image_size=args.image_size,
+        train_size=args.train_size,
+        test_size=args.test_size,
+        seed=args.seed,
+        root=args.data_root,
+        download=not args.no_download,
+    )
+    check_train_set(data.train, config.num_classes)
+    check_writable(args.out, model_bytes=sum(p.numel() for p in meta.parameters()) * 4 * 4)
     if world > 1:  # every process has checked the folder before the first one writes to it
         torch.distributed.barrier()
     from minivit.model import ViT
@@ -241,6 +277,12 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
     model = ViT(config)
     processes = f", {world} processes" if world > 1 else ""
     say(f"{data}\n{args.position}: {sum(p.numel() for p in model.parameters()):,} parameters{processes}")
+    if args.resume:
+        say(
+            f"resuming from step {state['step']} of {args.steps}"
+            if state is not None
+            else f"no checkpoint in {args.out} yet: starting from step 0"
+        )
     if rank == 0:
         write_atomic(run_file, lambda f: f.write(json.dumps(run, indent=2).encode()))
     history = fit(
@@ -254,7 +296,7 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
         schedule=args.schedule,
         label_smoothing=args.label_smoothing,
         grad_clip=args.grad_clip or None,
-        augment=replace(Augment.recipe(args.augment), resized_crop=tuple(args.resized_crop or ()) or None),
+        augment=augment,
         precision=args.precision,
         compile=args.compile,
         seed=args.seed,
@@ -281,31 +323,42 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
     return 0
 
 
-def _parameters(config: ViTConfig) -> int:
+def _meta_model(config: ViTConfig) -> torch.nn.Module:
+    """The model on the meta device: its shapes and its encoding's checks, no memory."""
     from minivit.model import ViT
 
-    with torch.device("meta"):  # shapes only: nothing is allocated
-        return sum(p.numel() for p in ViT(config).parameters())
+    with torch.device("meta"):
+        return ViT(config)
 
 
-def check_writable(out: Path, *, model_bytes: int) -> None:
-    """Raise a ValueError before training if the run folder cannot be created or written, or its
-    disk lacks room for a checkpoint (written beside the old one, then renamed: twice its size)."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".write-test-{os.getpid()}"
-        probe.write_bytes(b"minivit")
-        probe.unlink()
-    except OSError as err:
-        raise ValueError(
-            f"cannot write to --out {out}: {err.strerror or err}; choose a folder you can write to"
-        ) from None
-    free = shutil.disk_usage(out).free
-    if free < 2 * model_bytes:
-        raise ValueError(
-            f"--out {out} has {free / 1e6:.1f} MB free, less than the {2 * model_bytes / 1e6:.1f} MB two "
-            "checkpoints of this model need; free some space or choose another folder"
-        )
+def _check_memory(
+    config: ViTConfig,
+    meta: torch.nn.Module,
+    data_bytes: int,
+    batch_size: int,
+    evaluation_batch: int,
+    device: torch.device,
+    precision: str,
+) -> None:
+    """Refuse a run whose data, model and step need more memory than this machine (or its GPU) has."""
+    est = memory.estimate(
+        config,
+        batch_size=batch_size,
+        model=meta,
+        autocast=autocast_dtype(device, precision) is not None,
+        device_type=device.type,
+        data_bytes=data_bytes,
+        evaluation_batch=evaluation_batch,
+    )
+    if device.type != "cuda":
+        memory.check(est, host_memory(), where="this machine", names=FLAGS)
+        return
+    host = memory.Estimate(data_bytes, 0, 0, batch_size, {"data": data_bytes})
+    memory.check(host, host_memory(), where="this machine", names=FLAGS)
+    on_gpu = data_bytes // 2  # the training set (about half of what making the data takes) moves there
+    est.fixed -= data_bytes - on_gpu
+    est.parts["data"] = on_gpu
+    memory.check(est, device_memory(device), where=f"the GPU ({device})", names=FLAGS)
 
 
 def read_run(folder: Path) -> dict:
@@ -326,6 +379,7 @@ def read_run(folder: Path) -> dict:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    check_device(args.device)
     run = read_run(args.run)
     model = load_model(args.run)
     if args.device:
@@ -347,6 +401,24 @@ def cmd_eval(args: argparse.Namespace) -> int:
     bad = [s for s in sizes if s % config.patch_size]
     if bad:
         raise ValueError(f"resolutions {bad} are not divisible by the patch size {config.patch_size}")
+    device = next(model.parameters()).device
+    for size in sizes:
+        shape = task_shape(run["task"], image_size=size, train_size=1, test_size=run["test_size"])
+        est = memory.estimate(
+            config,
+            batch_size=0,
+            image_size=(size, size),
+            model=model,
+            data_bytes=shape.data_bytes,
+            evaluation_batch=min(memory.EVAL_BATCH, run["test_size"]),
+        )
+        available = host_memory() if device.type != "cuda" else device_memory(device)
+        if available is not None and est.total > available:
+            raise ValueError(
+                f"testing at {size} px needs about {memory.gigabytes(est.total)} of memory (its test set and "
+                f"evaluation), more than the {memory.gigabytes(available)} this machine has free; "
+                "test at smaller --resolutions"
+            )
     acc = evaluate_resolutions(model, data.at_size, sizes)
     print(f"{run['task']}, {config.position}, trained at {config.image_size[0]}px, patch {config.patch_size}")
     print("| image size | grid | accuracy |\n|---|---|---|")
@@ -360,14 +432,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_encodings(args: argparse.Namespace) -> int:
     for name, klass in posenc.REGISTRY.items():
         summary = (klass.__doc__ or "").strip().splitlines()[0]
-        opts = ", ".join(posenc.options_of(name)) or "-"
-        print(f"{name:12s} {summary}\n{'':12s} options: {opts}")
+        print(f"{name:12s} {summary}")
+        declared = posenc.declarations(name)
+        for option in posenc.options_of(name):
+            d = declared.get(option)
+            what = f": {d.wanted()} (default {d.default!r})" if d is not None else ""
+            print(f"{'':12s} {option}{what}")
     return 0
 
 
 def _as_flag(message: str, args: argparse.Namespace) -> str:
     """A message that starts `batch_size=0 ...` (the Python name) as `--batch-size=0 ...` where the
     command has that option, so the line names what the user typed."""
+    message = message.replace("pass download=True", "leave out --no-download")
     match = re.match(r"([a-z_]+)=", message)
     if match and match.group(1) in vars(args):
         return "--" + match.group(1).replace("_", "-") + message[len(match.group(1)) :]
@@ -382,9 +459,41 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError, DatasetUnavailable, TrainingDiverged) as err:
         print(f"minivit: error: {_as_flag(str(err), args)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("\nminivit: interrupted; continue with the same command and --resume", file=sys.stderr)
+    except Interrupted as stop:  # a first Ctrl-C: the step finished and was saved
+        print(f"minivit: {stop}; continue with the same command and --resume", file=sys.stderr)
         return 130
+    except KeyboardInterrupt:  # a second Ctrl-C, or one before training began or after it ended
+        print(f"\nminivit: {_interrupted(args)}", file=sys.stderr)
+        return 130
+    except (torch.OutOfMemoryError, RuntimeError) as err:
+        if not _out_of_memory(err):
+            raise
+        print(
+            "minivit: error: ran out of memory, beyond what was estimated before training "
+            f"({str(err).splitlines()[0][:120]}); lower --batch-size, or raise --patch-size or lower "
+            "--image-size (fewer tokens)",
+            file=sys.stderr,
+        )
+        return 2
+
+
+def _out_of_memory(err: BaseException) -> bool:
+    text = str(err).lower()
+    return (
+        isinstance(err, torch.OutOfMemoryError) or "can't allocate memory" in text or "out of memory" in text
+    )
+
+
+def _interrupted(args: argparse.Namespace) -> str:
+    """What a Ctrl-C that stopped `args.command` at once leaves behind, and how to go on."""
+    if args.command != "train":
+        return "interrupted"
+    note = kept(args.out / CHECKPOINT)
+    if note:
+        return f"interrupted; {note}continue with the same command and --resume"
+    if (args.out / RUN).exists():
+        return "interrupted before the first checkpoint; the same command with --resume starts from step 0"
+    return "interrupted before training began; nothing was written"
 
 
 if __name__ == "__main__":

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
+
+from minivit.checks import check_number, check_whole
+from minivit.posenc import check_options
 
 POOLS = ("mean", "cls", "last")
 
@@ -31,24 +33,6 @@ def grid_of(image_size: int | tuple[int, int], patch_size: int) -> tuple[int, in
     return (h // patch_size, w // patch_size)
 
 
-def check_whole(name: str, value: Any, least: int) -> None:
-    """Raise a ValueError naming `name` unless `value` is a whole number >= `least`."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name}={value!r} is not a whole number; use an integer >= {least}")
-    if value < least:
-        raise ValueError(f"{name}={value} is below {least}; use an integer >= {least}")
-
-
-def check_number(name: str, value: Any, *, low: float, high: float = math.inf, low_ok: bool = True) -> None:
-    """Raise a ValueError naming `name` unless `value` is a finite number in [low, high) (or (low, high))."""
-    finite = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    inside = finite and (value >= low if low_ok else value > low) and value < high
-    if not inside:
-        above = f"{'>=' if low_ok else '>'} {low:g}"
-        span = f"{above} and < {high:g}" if high < math.inf else above
-        raise ValueError(f"{name}={value!r} is out of range; use a finite number {span}")
-
-
 @dataclass(frozen=True, kw_only=True)
 class ViTConfig:
     """Architecture of a Vision Transformer and its positional encoding.
@@ -71,8 +55,6 @@ class ViTConfig:
     position_options: dict[str, Any] = field(default_factory=dict)  # passed to that encoding
 
     def __post_init__(self) -> None:
-        from minivit.posenc import check_options  # late import: posenc imports this module
-
         sides = self.image_size if isinstance(self.image_size, tuple | list) else [self.image_size]
         if len(sides) not in (1, 2):
             raise ValueError(f"image_size={self.image_size!r}: give one side, or (height, width)")
@@ -93,7 +75,8 @@ class ViTConfig:
             )
         if self.pool not in POOLS:
             raise ValueError(f"unknown pool {self.pool!r}; known pools: {', '.join(POOLS)}")
-        check_options(self.position, self.position_options)
+        shape = {"dim": self.dim, "heads": self.heads, "depth": self.depth}
+        check_options(self.position, self.position_options, shape)
 
     @property
     def grid(self) -> tuple[int, int]:

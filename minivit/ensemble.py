@@ -32,8 +32,10 @@ from torch import Tensor, nn
 from torch.func import functional_call, stack_module_state, vmap
 from torch.utils.data import TensorDataset
 
+from minivit import memory
 from minivit.attention import Attention
 from minivit.augment import Augment
+from minivit.devices import autocast_dtype, pick_device
 from minivit.evaluate import evaluate
 from minivit.train import (
     History,
@@ -43,11 +45,9 @@ from minivit.train import (
     _progress,
     _Settings,
     augment_seed,
-    autocast_dtype,
     check_fit_options,
     check_train_set,
     lr_at,
-    pick_device,
 )
 
 
@@ -97,9 +97,22 @@ def fit_ensemble(
         sync_every=sync_every,
         compile=compile,
     )
+    trains = _per_member(train, len(models), "train")
+    config = getattr(models[0], "config", None) if models else None
+    classes = int(getattr(config, "num_classes", 0)) or None
+    if models:  # (an empty list is named by _Stack)
+        check_train_set(trains[0], classes)
+        memory.check_training(
+            models[0],
+            trains[0].tensors[:2],
+            batch_size=min(batch_size, len(trains[0].tensors[0])),
+            optimizer=optimizer,
+            device=pick_device(device),
+            precision=precision,
+            members=len(models),
+        )
     stack = _Stack(models, seeds, settings, device, precision, compile)
-    classes = int(getattr(getattr(models[0], "config", None), "num_classes", 0)) or None
-    data = _Data(_per_member(train, len(models), "train"), seeds, batch_size, augment, classes, stack.device)
+    data = _Data(trains, seeds, batch_size, augment, classes, stack.device)
     evals = _per_member(eval_data, len(models), "eval_data") if eval_data is not None else []
     histories = [History() for _ in models]
     names = [f"member {k} (seed {s})" for k, s in enumerate(seeds)]

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import torch
 
-from minivit.config import check_whole
+from minivit.checks import check_whole
 from minivit.train import seed_everything
 
 DEFAULT_THREADS = 2  # the lessons' models are small: more threads only add overhead

@@ -9,10 +9,12 @@ Under `torchrun --nproc_per_node N` (after `init_distributed()`), `fit` trains w
 DistributedDataParallel: every process holds the data, draws the same global batch and trains on its
 1/N share of it, so N processes follow the loss curve of one process with the same batch size.
 
-With `out=`, a run keeps a checkpoint (config, model, optimizer, step, batch order and every RNG
-state) written atomically every `checkpoint_every` steps and at the end; `resume=True` continues
-from it and ends with the same weights as a run that was never interrupted (bitwise on a CPU).
-A loss that becomes NaN or inf stops the run and leaves the last good checkpoint in place.
+Before anything moves to the device, `fit` estimates the memory a step needs (`minivit.memory`) and
+refuses a run the device cannot hold. With `out=`, a run keeps a checkpoint (`minivit.checkpoint`)
+written atomically every `checkpoint_every` steps and at the end; `resume=True` continues from it and
+ends with the same weights as a run that was never interrupted (bitwise on a CPU). A first Ctrl-C
+finishes the step, writes a checkpoint at that step and stops (`Interrupted`); a second stops at
+once. A loss that becomes NaN or inf stops the run and leaves the last good checkpoint in place.
 
 A step never waits for the device: the batch order lives on it, and the loss and accuracy of each
 step stay there until they are read, all at once, every `sync_every` steps (and at evaluations,
@@ -22,12 +24,13 @@ checkpoints and the end), so a GPU runs ahead of Python instead of idling betwee
 from __future__ import annotations
 
 import math
-import os
 import random
+import signal
+import sys
+import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
 
 import numpy as np
 import torch
@@ -36,73 +39,64 @@ from torch import Tensor, nn
 from torch.utils.data import TensorDataset
 from tqdm.auto import tqdm
 
+from minivit import memory
 from minivit.augment import Augment
-from minivit.config import ViTConfig, check_number, check_whole
+from minivit.checkpoint import (
+    CHECKPOINT,
+    CHECKPOINT_FORMAT,
+    RESUME_KEYS,
+    check_writable,
+    kept,
+    load_checkpoint,
+    load_model,
+    restore,
+    resumable,
+    save_checkpoint,
+    training_state,
+    write_atomic,
+)
+from minivit.checks import check_choice, check_number, check_whole
+from minivit.devices import (
+    PRECISIONS,
+    autocast_dtype,
+    check_split,
+    init_distributed,
+    pick_device,
+    world,
+    wrap,
+)
 from minivit.evaluate import evaluate
 
-CHECKPOINT = "checkpoint.pt"
-CHECKPOINT_FORMAT = 1  # raise when what a checkpoint holds changes; older files then get a clear error
+__all__ = [  # with the names of `minivit.checkpoint` and `minivit.devices` that were first defined here
+    "CHECKPOINT",
+    "CHECKPOINT_FORMAT",
+    "COMPILE",
+    "OPTIMIZERS",
+    "PRECISIONS",
+    "RESUME_KEYS",
+    "SCHEDULES",
+    "History",
+    "Interrupted",
+    "TrainingDiverged",
+    "augment_seed",
+    "autocast_dtype",
+    "check_fit_options",
+    "check_train_set",
+    "default_warmup",
+    "fit",
+    "init_distributed",
+    "load_checkpoint",
+    "load_model",
+    "lr_at",
+    "pick_device",
+    "save_checkpoint",
+    "seed_everything",
+    "write_atomic",
+]
+
 OPTIMIZERS = ("adamw", "sgd")
 SCHEDULES = ("cosine", "constant")
-RESUME_KEYS = ("optimizer", "settings", "step", "cursor", "order", "rng", "history")
-PRECISIONS = ("auto", "bf16", "fp16", "fp32")
 COMPILE = (False, True, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
-
-
-def pick_device(device: str | torch.device | None = None) -> torch.device:
-    """`device` if given, else the best available: cuda, then mps, then cpu."""
-    if device is not None:
-        return torch.device(device)
-    if torch.cuda.is_available():
-        return torch.device("cuda")
-    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
-        return torch.device("mps")
-    return torch.device("cpu")
-
-
-def autocast_dtype(device: torch.device, precision: str = "auto") -> torch.dtype | None:
-    """The autocast dtype for `precision` on `device` (None: full fp32).
-
-    "auto" is bf16 on a GPU that has it, fp16 (with loss scaling in `fit`) on one that does not
-    (Colab's T4), and fp32 on a CPU or mps.
-    """
-    if precision not in PRECISIONS:
-        raise ValueError(f"unknown precision {precision!r}; known: {', '.join(PRECISIONS)}")
-    if precision == "auto":
-        if device.type != "cuda":
-            return None
-        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-    return {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": None}[precision]
-
-
-def init_distributed(device: str | None = None) -> tuple[int, int, torch.device | None]:
-    """Join the process group that `torchrun` describes in the environment (WORLD_SIZE, RANK,
-    LOCAL_RANK, MASTER_ADDR, MASTER_PORT): nccl with one GPU per process where there are GPUs (and
-    `device` is not "cpu"), else gloo on the CPU. Returns (rank, world size, this process's device);
-    outside torchrun, (0, 1, None).
-    """
-    world = int(os.environ.get("WORLD_SIZE", "1"))
-    if world == 1:
-        return 0, 1, None
-    dist = torch.distributed
-    rank, local = int(os.environ["RANK"]), int(os.environ.get("LOCAL_RANK", "0"))
-    if torch.cuda.is_available() and (device is None or torch.device(device).type == "cuda"):
-        device = torch.device("cuda", local)
-        torch.cuda.set_device(device)
-        backend = "nccl"
-    else:
-        device, backend = torch.device("cpu"), "gloo"
-    if not dist.is_initialized():
-        dist.init_process_group(backend)
-    return rank, world, device
-
-
-def _world() -> tuple[int, int]:
-    """(rank, world size) of this process: (0, 1) unless a process group is running."""
-    dist = torch.distributed
-    if dist.is_available() and dist.is_initialized():
-        return dist.get_rank(), dist.get_world_size()
-    return 0, 1
 
 
 def seed_everything(seed: int) -> None:
@@ -147,84 +141,36 @@ class TrainingDiverged(RuntimeError):
     """The loss became NaN or infinite."""
 
 
-def write_atomic(path: str | Path, write: Callable[[BinaryIO], object]) -> None:
-    """Write a file through a temporary file in the same folder and a rename, so a crash or a kill
-    mid-write leaves the previous file intact, never half of a new one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by runs killed mid-write
-            stale.unlink(missing_ok=True)
-    finally:
-        tmp.unlink(missing_ok=True)
+class Interrupted(KeyboardInterrupt):
+    """Training stopped at a Ctrl-C after finishing its step (and writing a checkpoint at that step,
+    if the run has an `out` folder); `step` is the steps done, `path` the checkpoint (or None)."""
+
+    def __init__(self, step: int, steps: int, path: Path | None):
+        self.step, self.steps, self.path = step, steps, path
+        saved = f"checkpoint written at step {step} to {path}" if path else "no out= folder, nothing saved"
+        super().__init__(f"interrupted after step {step} of {steps}; {saved}")
 
 
-def save_checkpoint(state: dict[str, Any], path: str | Path) -> None:
-    """Write `state` to `path` atomically (`write_atomic`)."""
-    write_atomic(path, lambda f: torch.save(state, f))
+class _CtrlC:
+    """While active (in the main thread of a single process): the first Ctrl-C only sets `pressed`,
+    so the loop can finish its step and save; a second one raises KeyboardInterrupt at once."""
 
+    def __init__(self, say: Callable[[str], None]):
+        self.pressed, self.say, self.previous = False, say, None
 
-def load_checkpoint(path: str | Path, model: nn.Module | None = None) -> dict[str, Any]:
-    """Load a checkpoint (a file, or a run folder holding one) safely (`weights_only=True`).
+    def __enter__(self) -> _CtrlC:
+        if threading.current_thread() is threading.main_thread() and world()[1] == 1:
+            self.previous = signal.signal(signal.SIGINT, self._first)
+        return self
 
-    With `model`, check that it has the checkpoint's config (else a ValueError names the fields that
-    differ) and load the weights into it.
-    """
-    path = Path(path)
-    if path.is_dir():
-        path = path / CHECKPOINT
-    if not path.exists():
-        raise FileNotFoundError(f"no checkpoint at {path}; train first (minivit train --out {path.parent})")
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as err:  # empty, truncated, corrupt, or not a torch file at all
-        raise ValueError(
-            f"{path} cannot be read as a checkpoint ({type(err).__name__}): it is empty, truncated, corrupt "
-            "or not a minivit checkpoint; resume from another run folder or train again"
-        ) from None
-    needed = {"config", "model"} if model is not None else set()
-    found = state.get("format", CHECKPOINT_FORMAT) if isinstance(state, dict) else None
-    missing = sorted(needed - set(state)) if isinstance(state, dict) else sorted(needed)
-    if found != CHECKPOINT_FORMAT or missing:
-        raise ValueError(
-            f"{path} is not a checkpoint this version of minivit reads (format {found!r}, "
-            f"{'missing ' + ', '.join(missing) if missing else 'other format'}; this version writes "
-            f"format {CHECKPOINT_FORMAT}); train again, or load it with the minivit version that wrote it"
-        )
-    if model is not None:
-        config = getattr(model, "config", None)
-        if config is not None and state.get("config") is not None:
-            saved = ViTConfig.from_dict(state["config"])
-            diff = saved.differences(config)
-            if diff:
-                fields = "; ".join(f"{k}: checkpoint {a!r}, model {b!r}" for k, (a, b) in diff.items())
-                raise ValueError(
-                    f"checkpoint {path} is from another config ({fields}); build the model with "
-                    "minivit.train.load_model(path) or ViTConfig.from_dict(checkpoint['config'])"
-                )
-        model.load_state_dict(state["model"])
-    return state
+    def _first(self, signum, frame) -> None:
+        self.pressed = True
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # the next Ctrl-C stops at once
+        self.say("\nCtrl-C: finishing this step and saving it (Ctrl-C again to stop at once)")
 
-
-def load_model(path: str | Path) -> nn.Module:
-    """The ViT saved in a checkpoint (file or run folder), built from its config, in eval mode."""
-    from minivit.model import ViT
-
-    state = load_checkpoint(path)
-    if state.get("config") is None or "model" not in state:
-        raise ValueError(
-            f"{path} is not a checkpoint this version of minivit reads (it holds no config and model); "
-            "train again, or load it with the minivit version that wrote it"
-        )
-    model = ViT(ViTConfig.from_dict(state["config"]))
-    model.load_state_dict(state["model"])
-    return model.eval()
+    def __exit__(self, *exc) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
 
 
 @dataclass(frozen=True)
@@ -274,19 +220,19 @@ def check_fit_options(
     check_number("weight_decay", weight_decay, low=0)
     if warmup is not None:
         check_whole("warmup", warmup, 0)
-    if schedule not in SCHEDULES:
-        raise ValueError(f"unknown schedule {schedule!r}; known: {', '.join(SCHEDULES)}")
+        if warmup > steps:
+            raise ValueError(f"warmup={warmup} is longer than the run (steps={steps}); use at most {steps}")
+    check_choice("schedule", schedule, SCHEDULES)
     check_number("label_smoothing", label_smoothing, low=0, high=1)
     if grad_clip is not None:
         check_number("grad_clip", grad_clip, low=0, low_ok=False)
-    if optimizer not in OPTIMIZERS:
-        raise ValueError(f"unknown optimizer {optimizer!r}; known: {', '.join(OPTIMIZERS)}")
+    check_choice("optimizer", optimizer, OPTIMIZERS)
     check_number("position_lr_scale", position_lr_scale, low=0, low_ok=False)
-    if precision not in PRECISIONS:
-        raise ValueError(f"unknown precision {precision!r}; known: {', '.join(PRECISIONS)}")
-    if compile not in COMPILE:
+    check_choice("precision", precision, PRECISIONS)
+    if not (isinstance(compile, bool) or (isinstance(compile, str) and compile in COMPILE)):
         raise ValueError(f"unknown compile {compile!r}; known: {', '.join(map(repr, COMPILE))}")
     check_whole("sync_every", sync_every, 1)
+    check_whole("seed", seed, 0, 2**63 - 1)
     for name, every in (("eval_every", eval_every), ("checkpoint_every", checkpoint_every)):
         if every is not None:
             check_whole(name, every, 1)
@@ -308,22 +254,33 @@ def check_fit_options(
     )
 
 
-def check_train_set(train: TensorDataset, num_classes: int | None = None) -> None:
-    """Raise a ValueError unless `train` holds images [B, C, H, W] and labels in [0, num_classes)."""
+def check_train_set(train: TensorDataset, num_classes: int | None = None, name: str = "train") -> None:
+    """Raise a ValueError unless `train` holds finite float images [B, C, H, W] and labels in
+    [0, num_classes); `name` is the argument's name in the message (e.g. "eval_data")."""
+    whose = "the training" if name == "train" else f"{name}:"
     tensors = getattr(train, "tensors", None)
     if not tensors or len(tensors) < 2:
-        raise ValueError("the training data must be a TensorDataset(images, labels)")
+        raise ValueError(
+            f"{'the training data' if name == 'train' else name} must be a TensorDataset(images, labels)"
+        )
     images, labels = tensors[:2]
     if len(images) == 0:
-        raise ValueError("the training set is empty; pass at least one example")
+        raise ValueError(f"{whose} set is empty; pass at least one example")
     if images.dim() != 4:
-        raise ValueError(f"images must be [B, C, H, W], got shape {tuple(images.shape)}")
+        raise ValueError(f"{whose} images must be [B, C, H, W], got shape {tuple(images.shape)}")
+    if not images.is_floating_point() or not torch.isfinite(images).all():
+        bad = "not floating point" if not images.is_floating_point() else "NaN or inf values"
+        raise ValueError(
+            f"{whose} images hold {bad} ({images.dtype}); pass finite float images, e.g. in [0, 1]"
+        )
     if labels.dtype.is_floating_point or labels.dim() != 1:
-        raise ValueError(f"labels must be whole class numbers [B], got {labels.dtype} {tuple(labels.shape)}")
+        raise ValueError(
+            f"{whose} labels must be whole class numbers [B], got {labels.dtype} {tuple(labels.shape)}"
+        )
     low, high = int(labels.min()), int(labels.max())
     if low < 0 or (num_classes and high >= num_classes):
         raise ValueError(
-            f"labels run from {low} to {high}, but the model has num_classes={num_classes}; "
+            f"{whose} labels run from {low} to {high}, but the model has num_classes={num_classes}; "
             f"labels must lie in 0..{(num_classes or high + 1) - 1} (set num_classes in ViTConfig)"
         )
 
@@ -379,11 +336,13 @@ def fit(
         device: default cuda, then mps, then cpu (under torchrun: the process's own GPU).
         out: a folder for the checkpoint (`out/checkpoint.pt`), written every `checkpoint_every`
             steps (default: 10 times per run) and at the end.
-        resume: continue from the checkpoint in `out` if there is one.
+        resume: continue from the checkpoint in `out` if there is one (else start at step 0).
         callback: called as callback(step, model, history) after every step (step = steps done).
     Raises:
         TrainingDiverged: the loss became NaN or inf (seen within `sync_every` steps; the last good
             checkpoint is kept).
+        Interrupted: a Ctrl-C (a KeyboardInterrupt) stopped the run after its step, saved in `out`.
+        ValueError: an option out of range, or a step that needs more memory than the device has.
     """
     settings = check_fit_options(
         steps=steps,
@@ -404,7 +363,15 @@ def fit(
         seed=seed,
         augment=augment,
     )
-    run = _Run(model, train, settings, augment, device, precision, compile, out)
+    if eval_data is not None:
+        check_train_set(eval_data, getattr(getattr(model, "config", None), "num_classes", None), "eval_data")
+    if callback is not None and not callable(callback):
+        raise ValueError(f"callback={callback!r} is not a function; pass callback(step, model, history)")
+    if out is not None:
+        weights = sum(p.numel() * p.element_size() for p in model.parameters())
+        check_writable(Path(out), model_bytes=4 * weights, name="out")  # weights, 2 Adam moments, slack
+    eval_size = len(eval_data.tensors[0]) if eval_data is not None else 0
+    run = _Run(model, train, settings, augment, device, precision, compile, out, eval_size)
     if resume:
         run.resume()
     every = max(1, steps // 10)
@@ -426,31 +393,37 @@ class _Run:
         precision: str,
         compile: bool | str,
         out: str | Path | None,
+        eval_size: int = 0,
     ):
         classes = int(getattr(getattr(model, "config", None), "num_classes", 0)) or None
         check_train_set(train, classes)
         self.device = device = pick_device(device)
-        self.rank, world = _world()
-        if settings.batch_size % world:
-            raise ValueError(
-                f"batch size {settings.batch_size} does not split over {world} processes; use a multiple "
-                f"of {world} (e.g. {settings.batch_size - settings.batch_size % world or world})"
-            )
+        self.rank, processes = world()
+        check_split(settings.batch_size, processes)
+        memory.check_training(
+            model,
+            train.tensors[:2],
+            batch_size=min(settings.batch_size, len(train.tensors[0])) // processes,
+            optimizer=settings.optimizer,
+            device=device,
+            precision=precision,
+            evaluation_batch=min(memory.EVAL_BATCH, eval_size),
+        )
         self.model, self.settings, self.augment = model.to(device).train(), settings, augment
         self.images, self.labels = (t.to(device) for t in train.tensors[:2])
         self.classes = classes or int(self.labels.max()) + 1
         self.path = Path(out) / CHECKPOINT if out is not None else None
-        self.step = _Step(model, settings, device, precision, compile, world)
+        self.step = _Step(model, settings, device, precision, compile, processes)
         torch.manual_seed(settings.seed)
         self.batches = _Batches(
-            len(self.images), settings.batch_size, settings.seed, device, self.rank, world
+            len(self.images), settings.batch_size, settings.seed, device, self.rank, processes
         )
         self.augment_rng = torch.Generator(device=device)
         self.history, self.start = History(), 0
         hint = (
             f"lower the learning rate (lr={settings.lr}) or clip gradients (grad_clip={settings.grad_clip})"
         )
-        self.meter = _Meter([self.history], world, self.path, hint)
+        self.meter = _Meter([self.history], processes, self.path, hint)
 
     def batch(self, step: int) -> tuple[Tensor, Tensor, Tensor]:
         """Images, targets (mixed by augmentation, if any) and labels of the step's batch."""
@@ -475,23 +448,30 @@ class _Run:
     ) -> History:
         steps, history = self.settings.steps, self.history
         bar = _progress(self.start, steps, desc, enabled=progress and self.rank == 0)
+        say = bar.write if self.rank == 0 else (lambda text: None)
         try:
-            for step in range(self.start, steps):
-                self.meter.add(step, *self.step(step, *self.batch(step)))
-                done = step + 1
-                evaluating = eval_data is not None and (done % eval_every == 0 or done == steps)
-                saving = self.path is not None and (done % checkpoint_every == 0 or done == steps)
-                if callback or evaluating or saving or done % sync_every == 0 or done == steps:
-                    self.meter.flush()
-                    bar.update(done - bar.n)
-                    bar.set_postfix(self.meter.summary(), refresh=False)
-                if evaluating:
-                    history.eval_step.append(done)
-                    history.eval_accuracy.append(evaluate(self.model, eval_data))
-                if callback is not None:
-                    callback(done, self.model, history)
-                if saving:
-                    self.save(done)
+            with _CtrlC(lambda text: say(text, file=sys.stderr)) as ctrl_c:
+                for step in range(self.start, steps):
+                    self.meter.add(step, *self.step(step, *self.batch(step)))
+                    done = step + 1
+                    evaluating = eval_data is not None and (done % eval_every == 0 or done == steps)
+                    saving = self.path is not None and (
+                        done % checkpoint_every == 0 or done == steps or ctrl_c.pressed
+                    )
+                    if callback or evaluating or saving or done % sync_every == 0 or done == steps:
+                        self.meter.flush()
+                        bar.update(done - bar.n)
+                        bar.set_postfix(self.meter.summary(), refresh=False)
+                    if evaluating:
+                        history.eval_step.append(done)
+                        history.eval_accuracy.append(evaluate(self.model, eval_data))
+                    if callback is not None:
+                        callback(done, self.model, history)
+                    if saving or (ctrl_c.pressed and self.path is not None):
+                        self.save(done)
+                    if ctrl_c.pressed and done < steps:
+                        self.meter.flush()
+                        raise Interrupted(done, steps, self.path)
         finally:
             bar.close()
         return history
@@ -499,60 +479,37 @@ class _Run:
     def save(self, step: int) -> None:
         """Check the weights, then write everything a resumed run needs to end bit-for-bit where
         this one would have (one writer; every process resumes from the same file)."""
-        model, opt, scaler = self.model, self.step.opt, self.step.scaler
-        if not all(torch.isfinite(p).all() for p in model.parameters()):
+        if not all(torch.isfinite(p).all() for p in self.model.parameters()):
             raise TrainingDiverged(
                 f"weights became NaN or inf at step {step}; "
-                f"{_kept(self.path)}lower the learning rate (lr={self.settings.lr}) or clip gradients"
+                f"{kept(self.path)}lower the learning rate (lr={self.settings.lr}) or clip gradients"
             )
         if self.rank != 0:
             return
-        state = {
-            "format": CHECKPOINT_FORMAT,
-            "config": model.config.to_dict() if hasattr(model, "config") else None,
-            "model": model.state_dict(),
-            "optimizer": opt.state_dict(),
-            "scaler": scaler.state_dict() if scaler.is_enabled() else None,
-            "settings": asdict(self.settings),
-            "step": step,
-            "cursor": self.batches.cursor,
-            "order": self.batches.order.cpu(),
-            "rng": {
-                "batches": self.batches.generator.get_state(),
-                "torch": torch.get_rng_state(),
-                "cuda": torch.cuda.get_rng_state() if self.device.type == "cuda" else None,
-            },
-            "history": asdict(self.history),
-        }
+        state = training_state(
+            model=self.model,
+            optimizer=self.step.opt,
+            scaler=self.step.scaler,
+            settings=self.settings,
+            step=step,
+            batches=self.batches,
+            device=self.device,
+            history=self.history,
+        )
         save_checkpoint(state, self.path)
 
     def resume(self) -> None:
         """Continue from the checkpoint in `out`, if there is one, after checking it was trained
-        with the same settings."""
-        path, device = self.path, self.device
-        if path is None or not path.exists():
+        with the same config and settings."""
+        if self.path is None:
             return
-        state = load_checkpoint(path, self.model)
-        lacking = sorted(set(RESUME_KEYS) - set(state))
-        if lacking:
-            raise ValueError(
-                f"cannot resume {path}: it holds no {', '.join(lacking)} (weights only?); use a new --out"
-            )
-        saved, now = asdict(_Settings(**state["settings"])), asdict(self.settings)
-        if saved != now:
-            diff = ", ".join(f"{k}: {v!r} then, {now[k]!r} now" for k, v in saved.items() if now[k] != v)
-            raise ValueError(
-                f"cannot resume {path}: it was trained with other settings ({diff}); "
-                "pass the same settings, or a new --out folder"
-            )
-        self.step.opt.load_state_dict(state["optimizer"])
-        if state.get("scaler"):
-            self.step.scaler.load_state_dict(state["scaler"])
-        self.batches.cursor, self.batches.order = state["cursor"], state["order"].to(device)
-        self.batches.generator.set_state(state["rng"]["batches"])
-        torch.set_rng_state(state["rng"]["torch"])
-        if device.type == "cuda" and state["rng"].get("cuda") is not None:
-            torch.cuda.set_rng_state(state["rng"]["cuda"])
+        state = resumable(self.path, getattr(self.model, "config", None), self.settings)
+        if state is None:
+            return
+        opt, scaler = self.step.opt, self.step.scaler
+        restore(
+            state, model=self.model, optimizer=opt, scaler=scaler, batches=self.batches, device=self.device
+        )
         self.start = state["step"]
         self.history = History(**state["history"])
         self.meter.histories = [self.history]
@@ -576,7 +533,7 @@ class _Step:
         dtype = autocast_dtype(device, precision)
         self.autocast = torch.autocast(device.type, dtype=dtype or torch.float32, enabled=dtype is not None)
         self.scaler = torch.amp.GradScaler(device.type, enabled=dtype == torch.float16)
-        self.net = _wrap(model, device, world, compile)
+        self.net = wrap(model, device, world, compile)
         self.graphs = compile == "reduce-overhead" and device.type == "cuda"
 
     def __call__(self, step: int, x: Tensor, target: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
@@ -621,24 +578,6 @@ def _optimizer(
     return torch.optim.SGD(groups, lr=s.lr, momentum=0.9, weight_decay=s.weight_decay)
 
 
-def _wrap(model: nn.Module, device: torch.device, world: int, compile: bool | str) -> nn.Module:
-    """The model as the step calls it: under DistributedDataParallel with several processes, through
-    `torch.compile` on request."""
-    net = model
-    if world > 1:
-        from torch.nn.parallel import DistributedDataParallel
-
-        ids = (
-            [device.index if device.index is not None else torch.cuda.current_device()]
-            if device.type == "cuda"
-            else None
-        )
-        net = DistributedDataParallel(model, device_ids=ids)
-    if compile:
-        net = torch.compile(net, mode=None if compile is True else compile)
-    return net
-
-
 def augment_seed(seed: int, rank: int, step: int) -> int:
     """The augmentation generator's seed at `step` of the run seeded `seed`, in process `rank`."""
     return ((seed * 1_000_003 + rank) * 1_000_003 + step) % 2**63
@@ -663,6 +602,12 @@ class _Batches:
         idx = self.order[self.cursor : self.cursor + self.batch_size][self.rank :: self.world]
         self.cursor += self.batch_size
         return idx
+
+
+FIRST_STEP = (
+    "that is before any update, so the learning rate is not the cause: the untrained model's output is "
+    "not finite; check the weights it starts from and its encoding's options"
+)
 
 
 class _Meter:
@@ -696,7 +641,8 @@ class _Meter:
                 if not math.isfinite(loss):
                     who = f" of {self.names[k]}" if self.names else ""
                     raise TrainingDiverged(
-                        f"loss{who} became {loss} at step {step + 1}; {_kept(self.path)}{self.hint}"
+                        f"loss{who} became {loss} at step {step + 1}; {kept(self.path)}"
+                        + (FIRST_STEP if step == 0 else self.hint)
                     )
                 history = self.histories[k]
                 history.step.append(step)
@@ -745,10 +691,3 @@ def _split_position(model: nn.Module, groups: list[dict], scale: float) -> list[
         out += [{"params": others, **rest}] if others else []
         out += [{"params": mine, **rest, "lr_scale": scale}] if mine else []
     return out
-
-
-def _kept(path: Path | None) -> str:
-    if path is not None and path.exists():
-        step = torch.load(path, map_location="cpu", weights_only=True)["step"]
-        return f"the last good checkpoint (step {step}) is kept at {path}; "
-    return ""

@@ -1,6 +1,8 @@
 """A learner's mistakes get one clear line: every bad input below, on the command line and in the
 Python API the lessons use, must end in one line that names the input and what would be accepted
-(the command line: exit status 2, no traceback)."""
+(the command line: exit status 2, no traceback), and a refused run writes nothing. Every option of
+every positional encoding is tried at the edges of its declared range (`minivit.checks`): the values
+just outside are refused, the values just inside train."""
 
 from __future__ import annotations
 
@@ -12,13 +14,15 @@ import pytest
 import torch
 from torch.utils.data import TensorDataset
 
-from minivit import ViT, ViTConfig
+from minivit import ViT, ViTConfig, posenc
+from minivit.augment import Augment
+from minivit.checks import boundary_cases
 from minivit.cli import main
 from minivit.data import load_task
 from minivit.data.lst import generate, parse_puzzles
 from minivit.evaluate import evaluate_resolutions
 from minivit.posenc import resample
-from minivit.train import CHECKPOINT, fit, load_checkpoint
+from minivit.train import CHECKPOINT, TrainingDiverged, fit, load_checkpoint
 
 BASE = ["train", "--task", "relation", "--train-size", "64", "--test-size", "16", "--quiet"]
 
@@ -67,7 +71,11 @@ TRAIN_CASES = [
     ),
     ("option-unknown", ["--position", "sincos2d", "--option", "bogus=1"], r"unknown option\(s\) \['bogus'\]"),
     ("option-no-equals", ["--option", "std"], r"--option needs key=value, got 'std'"),
-    ("option-bad-init", ["--position", "learned", "--option", "init=ones"], r"unknown init 'ones'.*known"),
+    (
+        "option-bad-init",
+        ["--position", "learned", "--option", "init=ones"],
+        r"option init='ones' .* is unknown; pass one of 'zeros'",
+    ),
     ("position-unknown", ["--position", "rope2d"], r"--position: invalid choice: 'rope2d'"),
     ("task-unknown", ["--task", "imagenet"], r"--task: invalid choice: 'imagenet'"),
     ("train-size-0", ["--train-size", "0"], r"--train-size=0 is below 1"),
@@ -76,6 +84,47 @@ TRAIN_CASES = [
     ("checkpoint-every-0", ["--checkpoint-every", "0"], r"--checkpoint-every=0 is below 1"),
     ("lst-image-size", ["--task", "lst", "--image-size", "8"], r"Latin square task is a fixed 4x4 grid"),
     ("rope-odd-head", ["--position", "rope-axial", "--dim", "12", "--heads", "2"], r"head dim.*(4|even)"),
+    # found one step beyond the cases above
+    (
+        "rope-base-0",
+        ["--position", "rope-axial", "--option", "base=0"],
+        r"option base=0 .* finite number > 1",
+    ),
+    ("peg-layer-past-depth", ["--position", "peg", "--option", "at_layer=2"], r"at_layer=2 .* < depth=2"),
+    ("none-shape-option", ["--position", "none", "--option", "dim=8"], r"unknown option\(s\) \['dim'\]"),
+    ("resized-crop-past-one", ["--resized-crop", "0.5", "2"], r"resized_crop is a range of area fractions"),
+    ("resized-crop-nan", ["--resized-crop", "nan", "1"], r"resized_crop is a range of area fractions"),
+    ("device-unknown", ["--device", "gpu"], r"--device='gpu' is not a device; use cuda, cuda:N, mps or cpu"),
+    (
+        "device-missing",
+        ["--device", "cuda:99"],
+        r"--device='cuda:99': (torch sees no CUDA GPU|this machine has)",
+    ),
+    ("threads-negative", ["--threads", "-1"], r"--threads=-1 is below 1"),
+    ("warmup-past-the-run", ["--steps", "100", "--warmup", "500"], r"--warmup=500 is longer than the run"),
+    ("seed-negative", ["--seed", "-1"], r"--seed=-1 is below 0; use an integer >= 0 and <= "),
+    ("seed-huge", ["--seed", str(2**70)], r"--seed=\d+ is above \d+; use an integer >= 0 and <= "),
+    (
+        "memory-image-4096",
+        ["--image-size", "4096"],
+        r"this run needs about [\d.]+ GB of memory \(data .*\), more than the [\d.]+ [GM]B this machine "
+        r"has free; lower --train-size, --test-size or --image-size",
+    ),
+    (
+        "memory-encoding-table",
+        ["--position", "relative", "--option", "clip=100000"],
+        r"most of it is the relative encoding's parameters: use smaller values of its options \(clip\)",
+    ),
+    (
+        "dataset-not-here",
+        ["--task", "mnist", "--no-download", "--data-root", "/nonexistent"],
+        r"MNIST is not in /nonexistent; leave out --no-download",
+    ),
+    (
+        "memory-attention",
+        ["--image-size", "512", "--patch-size", "2", "--position", "alibi2d"],
+        r"needs about [\d.]+ GB .* one step at --batch-size 64 .*; lower --image-size or raise --patch-size",
+    ),
 ]
 
 
@@ -97,7 +146,121 @@ def assert_one_line(code: int, err: str, says: str) -> None:
 def test_train_refuses_with_one_line(tmp_path, capsys, extra, says):
     code, err = run_cli([*BASE, *extra, "--out", str(tmp_path / "run")], capsys)
     assert_one_line(code, err, says)
-    assert not (tmp_path / "run" / "run.json").exists(), "a refused run must not write its folder"
+    assert not (tmp_path / "run").exists(), "a refused run must not write its folder"
+
+
+# Every option of every encoding at the edges of its declared range, in a model of this shape
+SHAPE = {"dim": 16, "heads": 2, "depth": 2}
+OPTION_CASES = [
+    (name, option, value, accepted)
+    for name in posenc.REGISTRY
+    for option, declared in posenc.declarations(name).items()
+    for value, accepted in boundary_cases(declared, SHAPE)
+]
+REFUSED = [c[:3] for c in OPTION_CASES if not c[3]]
+ACCEPTED = [c[:3] for c in OPTION_CASES if c[3]]
+
+
+def case_id(name, option, value):
+    return f"{name}-{option}={value!r}"
+
+
+def test_every_option_of_every_encoding_has_cases_on_both_sides():
+    for name in posenc.REGISTRY:
+        for option in posenc.options_of(name):
+            assert any(c[:2] == (name, option) for c in REFUSED), (name, option)
+            assert any(c[:2] == (name, option) for c in ACCEPTED), (name, option)
+
+
+@pytest.mark.parametrize(("name", "option", "value"), REFUSED, ids=[case_id(*c) for c in REFUSED])
+def test_an_option_value_outside_its_range_is_refused(tmp_path, capsys, name, option, value):
+    with pytest.raises(ValueError) as raised:
+        ViTConfig(image_size=16, patch_size=4, position=name, position_options={option: value}, **SHAPE)
+    message = str(raised.value)
+    assert "\n" not in message and f"option {option}={value!r} of positional encoding {name!r}" in message
+    assert re.search(r"(is not .*|is out of range|is unknown); pass ", message), message
+    shape = ["--dim", "16", "--heads", "2", "--depth", "2", "--image-size", "16", "--patch-size", "4"]
+    argv = [
+        *BASE,
+        *shape,
+        "--position",
+        name,
+        "--option",
+        f"{option}={value!r}",
+        "--out",
+        str(tmp_path / "run"),
+    ]
+    code, err = run_cli(argv, capsys)
+    assert_one_line(code, err, rf"option {option}=.* of positional encoding '{name}' .*; pass ")
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(("name", "option", "value"), ACCEPTED, ids=[case_id(*c) for c in ACCEPTED])
+def test_an_option_value_at_the_edge_of_its_range_trains(name, option, value):
+    torch.manual_seed(0)
+    model = ViT(
+        ViTConfig(image_size=16, patch_size=4, position=name, position_options={option: value}, **SHAPE)
+    )
+    data = TensorDataset(torch.rand(16, 3, 16, 16), torch.arange(16) % 4)
+    history = fit(model, data, steps=2, batch_size=8, progress=False, device="cpu")  # raises on NaN
+    assert all(math.isfinite(x) for x in history.loss)
+    assert torch.isfinite(model(torch.rand(2, 3, 32, 32))).all()  # and at another grid
+
+
+def test_a_memory_refusal_names_a_batch_size_that_fits(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("minivit.cli.host_memory", lambda: 1500 * 10**6)
+    argv = [
+        *BASE,
+        "--image-size",
+        "48",
+        "--dim",
+        "256",
+        "--train-size",
+        "256",
+        "--batch-size",
+        "256",
+        "--steps",
+        "1",
+    ]
+    code, err = run_cli([*argv, "--out", str(tmp_path / "run")], capsys)
+    assert_one_line(
+        code, err, r"more than the 1\.5 GB this machine has free; lower --batch-size to \d+ or less"
+    )
+    assert not (tmp_path / "run").exists()
+    fits = int(re.search(r"--batch-size to (\d+) or less", err).group(1))
+    assert 1 <= fits < 256
+    code, err = run_cli([*argv[:-4], "--batch-size", str(fits + 1), "--out", str(tmp_path / "run")], capsys)
+    assert_one_line(code, err, r"lower --batch-size to")
+
+    def passed(*args, **kwargs):  # load_task comes after the memory check: it was passed
+        raise ValueError("the memory check passed")
+
+    monkeypatch.setattr("minivit.cli.load_task", passed)
+    code, err = run_cli([*argv[:-4], "--batch-size", str(fits), "--out", str(tmp_path / "run")], capsys)
+    assert_one_line(code, err, r"the memory check passed")
+
+
+def test_a_refused_resume_leaves_the_run_as_it_was(trained_run, tmp_path, capsys):
+    run = copy_run(trained_run, tmp_path)
+    before = {p.name: p.read_bytes() for p in run.iterdir()}
+    argv = [*BASE, "--steps", "2", "--dim", "32", "--batch-size", "16", "--out", str(run), "--resume"]
+    assert_one_line(*run_cli(argv, capsys), r"is from another config \(dim: checkpoint 16, model 32\)")
+    assert {p.name: p.read_bytes() for p in run.iterdir()} == before
+
+
+def test_eval_refuses_a_resolution_too_large_for_the_machine(trained_run, capsys):
+    code, err = run_cli(["eval", str(trained_run), "--resolutions", "65536"], capsys)
+    assert_one_line(code, err, r"testing at 65536 px needs about [\d.]+ GB of memory .*; test at smaller")
+
+
+def test_a_nan_at_the_first_step_does_not_blame_the_learning_rate():
+    model = small_model()
+    with torch.no_grad():
+        model.head.weight.fill_(math.nan)
+    with pytest.raises(
+        TrainingDiverged, match=r"loss became nan at step 1; that is before any update, so the "
+    ):
+        fit(model, small_data(), steps=3, progress=False)
 
 
 def test_train_refuses_an_out_it_cannot_write(tmp_path, capsys):
@@ -279,6 +442,64 @@ API_CASES = [
         r"labels run from 0 to 8, but the model has num_classes=4",
     ),
     ("fit-empty", lambda: fit(small_model(), small_data(n=0), steps=1), r"the training set is empty"),
+    (
+        "fit-nan-images",
+        lambda: fit(
+            small_model(), TensorDataset(torch.full((4, 3, 24, 24), math.nan), torch.zeros(4).long())
+        ),
+        r"the training images hold NaN or inf values .*; pass finite float images",
+    ),
+    (
+        "fit-byte-images",
+        lambda: fit(
+            small_model(), TensorDataset(torch.zeros(4, 3, 24, 24, dtype=torch.uint8), torch.zeros(4).long())
+        ),
+        r"the training images hold not floating point \(torch.uint8\)",
+    ),
+    ("fit-device", lambda: fit(small_model(), small_data(), device="gpu"), r"device='gpu' is not a device"),
+    (
+        "fit-eval-data-tuple",
+        lambda: fit(small_model(), small_data(), eval_data=(torch.rand(2, 3, 24, 24), torch.zeros(2).long())),
+        r"eval_data must be a TensorDataset\(images, labels\)",
+    ),
+    (
+        "fit-eval-labels",
+        lambda: fit(small_model(), small_data(), eval_data=small_data(classes=7)),
+        r"eval_data: labels run from 0 to 6, but the model has num_classes=4",
+    ),
+    (
+        "fit-callback",
+        lambda: fit(small_model(), small_data(), callback="plot"),
+        r"callback='plot' is not a function",
+    ),
+    (
+        "fit-out-a-file",
+        lambda: fit(small_model(), small_data(), out=__file__ + "/run"),
+        r"cannot write to out .*: .*; choose a folder you can write to",
+    ),
+    (
+        "fit-warmup",
+        lambda: fit(small_model(), small_data(), steps=10, warmup=20),
+        r"warmup=20 is longer than",
+    ),
+    ("fit-compile-1", lambda: fit(small_model(), small_data(), compile=1), r"unknown compile 1"),
+    (
+        "fit-memory",
+        lambda: fit(
+            ViT(ViTConfig(image_size=1024, num_classes=4, dim=16, position="alibi2d")),
+            TensorDataset(torch.rand(8, 3, 1024, 1024), torch.zeros(8).long()),
+            batch_size=8,
+        ),
+        r"this run needs about [\d.]+ GB of memory .* more than the [\d.]+ [GM]B this machine has free",
+    ),
+    ("augment-crop-float", lambda: Augment(crop=1.5), r"crop=1.5 is not a whole number"),
+    ("augment-mixup-nan", lambda: Augment(mixup=math.nan), r"mixup=nan is out of range"),
+    ("augment-flip-text", lambda: Augment(flip="yes"), r"flip='yes' is not True or False"),
+    (
+        "augment-crop-range",
+        lambda: Augment(resized_crop=(0.5,)),
+        r"resized_crop is a range of area fractions",
+    ),
     (
         "fit-float-labels",
         lambda: fit(small_model(), TensorDataset(torch.rand(4, 3, 24, 24), torch.rand(4)), steps=1),

@@ -1,6 +1,7 @@
 """The `minivit` command, run as a user would."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -139,3 +140,22 @@ def test_train_with_scale_augmentation_records_it_and_rejects_a_range_past_one(t
     assert "resized_crop=(0.5, 1.0)" in load_checkpoint(out)["settings"]["augment"]
     assert main(["train", *SMALL, "--resized-crop", "0.5", "2", "--out", str(tmp_path / "bad")]) == 2
     assert "resized_crop is a range of area fractions" in capsys.readouterr().err
+
+
+def test_resume_in_a_folder_without_a_checkpoint_says_it_starts_from_step_0(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["train", *SMALL, "--steps", "2", "--out", str(out), "--resume"]) == 0
+    assert f"no checkpoint in {out} yet: starting from step 0" in capsys.readouterr().out
+    assert (
+        main(["train", *SMALL, "--steps", "4", "--out", str(out), "--resume"]) == 2
+    )  # another run's settings
+    assert main(["train", *SMALL, "--steps", "2", "--out", str(out), "--resume"]) == 0
+    assert "resuming from step 2 of 2" in capsys.readouterr().out
+
+
+def test_help_shows_each_default_once_and_never_none():
+    for name, p in build_parser()._subparsers._group_actions[0].choices.items():
+        text = " ".join(p.format_help().split())  # unwrapped
+        assert "(default: None)" not in text and "(default: False)" not in text, name
+        assert not re.search(r"\(default: [^)]*\) \(default:", text), name
+        assert "--resume" not in text or "start from step 0" in text

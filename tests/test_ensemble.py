@@ -114,3 +114,11 @@ def test_a_compiled_ensemble_with_dropout_learns():
     histories = fit_ensemble(ensemble, data(), seeds=[0, 1], steps=60, lr=3e-3, compile=True, progress=False)
     for h in histories:
         assert sum(h.loss[-10:]) < sum(h.loss[:10])
+
+
+def test_an_ensemble_too_large_for_the_memory_is_refused_before_it_is_built(monkeypatch):
+    monkeypatch.setattr("minivit.memory.device_memory", lambda device: 10**6)
+    with pytest.raises(
+        ValueError, match=r"this run needs about .* more than the 1\.0 MB this machine has free"
+    ):
+        fit_ensemble(models([0, 1]), data(), seeds=[0, 1], steps=1, progress=False)

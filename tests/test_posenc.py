@@ -123,7 +123,7 @@ def test_learned_init(init, std):
     assert t.std().item() == pytest.approx(std * (0.88 if init == "trunc_normal" else 1), abs=0.02)
     if init == "trunc_normal":
         assert t.abs().max() <= 2 * std
-    with pytest.raises(ValueError, match="unknown init 'uniform'.*zeros, normal, trunc_normal"):
+    with pytest.raises(ValueError, match="init='uniform' .* is unknown; pass one of 'zeros', 'normal'"):
         build("learned", dim=8, heads=1, depth=1, grid=(2, 2), init="uniform")
 
 

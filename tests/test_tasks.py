@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from minivit.data import SHAPES, TASKS, load_task, make_task, relation, where, which_shape
+from minivit.data import SHAPES, TASKS, load_task, make_task, relation, task_shape, where, which_shape
 from minivit.data.synthetic import distance
 
 
@@ -83,3 +83,17 @@ def test_a_larger_canvas_keeps_the_cells_size_in_pixels_and_a_zoom_does_not():
     with pytest.raises(ValueError, match="whole cells of 8 px: 44 px is not a multiple of it"):
         task.on_canvas(44)
     assert load_task("mnist-offline", train_size=8, test_size=8).on_canvas is None
+
+
+@pytest.mark.parametrize("name", [*TASKS, "lst", "digits"])
+def test_task_shape_says_what_load_task_gives_without_making_the_data(name):
+    size = None if name == "lst" else 16
+    shape = task_shape(name, image_size=size, train_size=32, test_size=8)
+    data = load_task(name, image_size=size, train_size=32, test_size=8)
+    assert (shape.in_channels, shape.num_classes, shape.image_size) == (
+        data.in_channels,
+        data.num_classes,
+        data.image_size,
+    )
+    made = sum(t.numel() * t.element_size() for ds in (data.train, data.test) for t in ds.tensors[:1])
+    assert shape.data_bytes >= made and shape.train_examples == len(data.train)

@@ -122,7 +122,7 @@ def test_precision_choices():
 
 
 def test_batch_must_split_over_processes(monkeypatch):
-    monkeypatch.setattr("minivit.train._world", lambda: (0, 3))
+    monkeypatch.setattr("minivit.train.world", lambda: (0, 3))
     with pytest.raises(
         ValueError, match="batch size 32 does not split over 3 processes; use a multiple of 3"
     ):

@@ -16,7 +16,7 @@ from minivit.data.synthetic import (
     where,
     which_shape,
 )
-from minivit.data.tasks import TaskData, load_task
+from minivit.data.tasks import TaskData, TaskShape, load_task, task_shape
 
 __all__ = [
     "RELATIONS",
@@ -25,6 +25,7 @@ __all__ = [
     "DatasetUnavailable",
     "SyntheticTask",
     "TaskData",
+    "TaskShape",
     "cifar10",
     "digits",
     "load_task",
@@ -37,6 +38,7 @@ __all__ = [
     "render_cells",
     "resize",
     "shuffle_patches",
+    "task_shape",
     "where",
     "which_shape",
 ]

@@ -35,7 +35,7 @@ import torch.nn.functional as F
 from torch import Tensor
 from torch.utils.data import TensorDataset
 
-from minivit.config import check_whole
+from minivit.checks import check_whole
 
 BLANK, QUERY = 0, 5
 GRADES = ("binary", "ternary", "quaternary")

@@ -52,6 +52,10 @@ def _inside(shape: Tensor, x: Tensor, y: Tensor) -> Tensor:
     )
 
 
+RENDER_BYTES = 1 << 29  # work space of one chunk of scenes being rendered
+RENDER_BYTES_PER_SAMPLE = 128  # bytes of work space per supersample of a scene (measured: about 115)
+
+
 def render_cells(
     shape: Tensor,
     color: Tensor,
@@ -61,7 +65,7 @@ def render_cells(
     cells: int,
     image_size: int,
     supersample: int = 4,
-    chunk: int = 512,
+    chunk: int | None = None,
 ) -> Tensor:
     """Rasterise scenes of cells x cells shapes.
 
@@ -70,10 +74,13 @@ def render_cells(
         color: [n, cells*cells, 3] RGB in [0, 1].
         scale: [n, cells*cells] size of the shape relative to its cell.
         offset: [n, cells*cells, 2] (x, y) shift of the shape in its cell, in half-cells.
+        chunk: scenes rendered at once (default: as many as fit in about RENDER_BYTES of work space,
+            at most 512); the images do not depend on it.
     Returns:
         images [n, 3, image_size, image_size] in [0, 1] on a black background.
     """
     s = image_size * supersample
+    chunk = chunk or max(1, min(512, RENDER_BYTES // (s * s * RENDER_BYTES_PER_SAMPLE)))
     t = (torch.arange(s, dtype=torch.float32) + 0.5) / s  # pixel centres in (0, 1)
     v, u = torch.meshgrid(t, t, indexing="ij")  # (s, s): v down, u right
     row, col = (v * cells).floor(), (u * cells).floor()

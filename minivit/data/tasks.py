@@ -9,7 +9,7 @@ from pathlib import Path
 
 from torch.utils.data import TensorDataset
 
-from minivit.config import check_whole
+from minivit.checks import check_whole
 from minivit.data import lst, real, synthetic
 
 SYNTHETIC = tuple(synthetic.TASKS)
@@ -37,6 +37,55 @@ class TaskData:
         )
 
 
+# channels, classes, native size, training and test examples of the real datasets
+REAL_SHAPES = {
+    "mnist": (1, 10, 28, 60000, 10000),
+    "cifar10": (3, 10, 32, 50000, 10000),
+    "mnist-offline": (1, 10, 28, 4000, 1000),
+    "digits": (1, 10, 8, 1438, 359),
+}
+
+
+@dataclass(frozen=True)
+class TaskShape:
+    """What a model needs to know about a task, and how much memory its data takes, before any of
+    it is made or read."""
+
+    in_channels: int
+    num_classes: int
+    image_size: int
+    data_bytes: int  # the train and test sets (float32), and the work space of making them
+    train_examples: int
+
+
+def task_shape(
+    name: str, *, image_size: int | None = None, train_size: int = 4096, test_size: int = 1000
+) -> TaskShape:
+    """The channels, classes and image size `load_task` gives for these arguments, and the memory
+    its data needs, without making or reading the data; or a ValueError naming a bad argument."""
+    if name not in NAMES:
+        raise ValueError(f"unknown task {name!r}; known: {', '.join(NAMES)}")
+    check_whole("train_size", train_size, 1)
+    check_whole("test_size", test_size, 1)
+    if image_size is not None:
+        check_whole("image_size", image_size, 1)
+    if name in SYNTHETIC:
+        cells = synthetic.DEFAULT_CELLS.get(name, 3)
+        size = image_size or 8 * cells
+        classes = len(synthetic.make_task(name, 1, cells=cells).classes)
+        # the sets (the rendered chunks and their concatenation) and one chunk's work space
+        data = 2 * (train_size + test_size) * 3 * size * size * 4 + synthetic.RENDER_BYTES
+        return TaskShape(3, classes, size, data, train_size)
+    if name == "lst":
+        if image_size not in (None, 4):
+            raise ValueError("the Latin square task is a fixed 4x4 grid of cells; leave out --image-size")
+        return TaskShape(6, 4, 4, (train_size + 2 * test_size) * 6 * 16 * 4, train_size)
+    channels, classes, native, n_train, n_test = REAL_SHAPES[name]
+    size = image_size or native
+    data = (n_train + n_test) * channels * (native**2 + size**2) * 4
+    return TaskShape(channels, classes, size, data, n_train)
+
+
 def load_task(
     name: str,
     *,
@@ -48,12 +97,7 @@ def load_task(
     download: bool = True,
 ) -> TaskData:
     """Train and test sets of task `name` (see NAMES); `image_size` defaults to the task's own."""
-    if name not in NAMES:
-        raise ValueError(f"unknown task {name!r}; known: {', '.join(NAMES)}")
-    check_whole("train_size", train_size, 1)
-    check_whole("test_size", test_size, 1)
-    if image_size is not None:
-        check_whole("image_size", image_size, 1)
+    task_shape(name, image_size=image_size, train_size=train_size, test_size=test_size)  # the checks
     if name in SYNTHETIC:
         cells = synthetic.DEFAULT_CELLS.get(name, 3)
         size = image_size or 8 * cells
@@ -72,8 +116,6 @@ def load_task(
         train = synthetic.make_task(name, train_size, image_size=size, cells=cells, seed=seed)
         return TaskData(name, train, at_size(size), 3, len(train.classes), size, at_size, on_canvas)
     if name == "lst":
-        if image_size not in (None, 4):
-            raise ValueError("the Latin square task is a fixed 4x4 grid of cells; leave out --image-size")
         sets = lst.splits(train_size, test_size, test_size, seed=seed)
 
         def fixed(s: int) -> TensorDataset:

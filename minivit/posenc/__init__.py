@@ -8,8 +8,8 @@ An unknown name raises a ValueError that lists the known ones.
 from __future__ import annotations
 
 import inspect
-import math
 
+from minivit.checks import Declared, check_declared, declared
 from minivit.posenc.alibi import ALiBi1D, ALiBi2D, alibi_slopes
 from minivit.posenc.base import Grid, PositionalEncoding, grid_coords, pad_prefix
 from minivit.posenc.conditional import PEG
@@ -40,79 +40,71 @@ def check_name(name: str) -> None:
         raise ValueError(f"Unknown positional encoding {name!r}; known: {', '.join(REGISTRY)}")
 
 
+SHAPE = ("dim", "heads", "depth", "grid", "num_prefix_tokens")  # the model's, passed by `build`
+
+
+def _constructors(name: str) -> list:
+    """The constructors encoding `name` runs (its own and its parents'), most specific first."""
+    check_name(name)
+    return [
+        klass.__dict__["__init__"]
+        for klass in REGISTRY[name].__mro__
+        if issubclass(klass, PositionalEncoding)
+        and klass is not PositionalEncoding
+        and "__init__" in klass.__dict__
+    ]
+
+
 def options_of(name: str) -> list[str]:
     """The options (keyword arguments beyond the model's shape) that encoding `name` accepts."""
-    check_name(name)
     names: list[str] = []
-    for klass in REGISTRY[name].__mro__:
-        if klass is PositionalEncoding or not issubclass(klass, PositionalEncoding):
-            continue
-        params = inspect.signature(klass.__init__).parameters.values()
-        names += [p.name for p in params if p.kind is p.KEYWORD_ONLY and p.name not in names]
+    for init in _constructors(name):
+        params = inspect.signature(init).parameters.values()
+        names += [p.name for p in params if p.kind is p.KEYWORD_ONLY and p.name not in names + list(SHAPE)]
     return names
 
 
-def _parameter(name: str, option: str) -> inspect.Parameter | None:
-    """`option` as a keyword-only parameter of encoding `name`'s constructors (its annotation as
-    written, and its default)."""
-    for klass in REGISTRY[name].__mro__:
-        if issubclass(klass, PositionalEncoding) and klass is not PositionalEncoding:
-            param = inspect.signature(klass.__init__).parameters.get(option)
-            if param is not None and param.kind is param.KEYWORD_ONLY:
-                return param
-    return None
+def declarations(name: str) -> dict[str, Declared]:
+    """What each option of encoding `name` accepts (its type and range, declared next to the
+    constructor argument that takes it), by option name."""
+    out: dict[str, Declared] = {}
+    for init in _constructors(name):
+        for option, d in declared(init).items():
+            if option not in SHAPE:
+                out.setdefault(option, d)
+    return out
 
 
-def check_option(name: str, option: str, value: object) -> None:
+def check_option(name: str, option: str, value: object, shape: dict[str, int] | None = None) -> None:
     """Raise a ValueError naming the option, its encoding and what it accepts, if `value` is not of
-    the option's type (bool, whole number, number or text; None where allowed) or not finite."""
-    param = _parameter(name, option)
-    if param is None:
-        return
-    kinds = {k.strip() for k in str(param.annotation).split("|")}
-    if value is None and "None" in kinds:
-        return
-    if "bool" in kinds:
-        ok, wanted = isinstance(value, bool), "True or False"
-    elif "int" in kinds:
-        ok, wanted = isinstance(value, int) and not isinstance(value, bool), "a whole number"
-    elif "float" in kinds:
-        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-        wanted = "a finite number"
-    elif "str" in kinds:
-        ok, wanted = isinstance(value, str), "text"
-    else:
-        return
-    if not ok:
-        none = " (or None)" if "None" in kinds else ""
-        example = f", e.g. {option}={param.default!r}" if param.default is not param.empty else ""
-        raise ValueError(
-            f"option {option}={value!r} of positional encoding {name!r} is not {wanted}{none}; "
-            f"pass {wanted}{example}"
-        )
+    the option's type (bool, whole number, finite number or text; None where allowed) or outside its
+    declared range (for a model of this `shape`: dim, heads, depth)."""
+    d = declarations(name).get(option)
+    if d is not None:
+        check_declared(f"option {{option}} of positional encoding {name!r}", d, value, shape)
 
 
-def check_options(name: str, options: dict) -> None:
+def check_options(name: str, options: dict, shape: dict[str, int] | None = None) -> None:
     """Raise a ValueError if `name` is not an encoding, or `options` holds an option it does not take
-    (listing those it does) or a value of the wrong type."""
+    (listing those it does) or a value it does not accept."""
     check_name(name)
     if not isinstance(options, dict):
         raise ValueError(f"position options must be a dict of option: value, got {options!r}")
-    unknown = sorted(set(options) - set(options_of(name)))
+    unknown = sorted(set(options) - set(options_of(name)), key=str)
     if unknown:
         raise ValueError(
             f"unknown option(s) {unknown} for positional encoding {name!r}; "
             f"its options: {', '.join(options_of(name)) or 'none'}"
         )
     for option, value in options.items():
-        check_option(name, option, value)
+        check_option(name, option, value, shape)
 
 
 def build(
     name: str, *, dim: int, heads: int, depth: int, grid: Grid, num_prefix_tokens: int = 0, **options
 ) -> PositionalEncoding:
     """Build encoding `name` for a model of this shape, with its own `options`."""
-    check_options(name, options)
+    check_options(name, options, {"dim": dim, "heads": heads, "depth": depth})
     return REGISTRY[name](
         dim=dim, heads=heads, depth=depth, grid=tuple(grid), num_prefix_tokens=num_prefix_tokens, **options
     )
@@ -138,6 +130,7 @@ __all__ = [
     "check_name",
     "check_option",
     "check_options",
+    "declarations",
     "grid_coords",
     "options_of",
     "pad_prefix",

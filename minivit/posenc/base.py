@@ -17,7 +17,12 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from minivit.checks import Annotated, Number
+
 Grid = tuple[int, int]
+# the base of the frequencies base^(-2i/D) of sinusoidal encodings and RoPE (base 1 makes every
+# frequency 1; below 1 they grow past 1 radian per step)
+Base = Annotated[float, Number(low=1, low_ok=False, why="the wavelengths then grow from pair to pair")]
 
 
 def grid_coords(grid: Grid, *, device=None, dtype=torch.float32) -> Tensor:

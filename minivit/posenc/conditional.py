@@ -10,22 +10,32 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from minivit.checks import Annotated, Whole
 from minivit.posenc.base import Grid, PositionalEncoding
 
 
 class PEG(PositionalEncoding):
-    """x + depthwise conv(x) on the token grid, before block `at_layer` (default 1: after the first).
+    """x + depthwise conv(x) on the token grid, before block `at_layer`.
 
     Args:
-        at_layer: the block before which the PEG acts (0 puts it before any attention).
+        at_layer: the block before which the PEG acts: 0 puts it before any attention; default 1,
+            after the first block (0 in a model of one block).
         kernel_size: odd size of the depthwise convolution.
     """
 
-    def __init__(self, *, at_layer: int = 1, kernel_size: int = 3, **kwargs):
+    def __init__(
+        self,
+        *,
+        at_layer: Annotated[int | None, Whole(least=0, below="depth")] = None,
+        kernel_size: Annotated[int, Whole(least=1, odd=True, why="so the grid keeps its size")] = 3,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
-        if kernel_size % 2 != 1:
-            raise ValueError(f"PEG kernel_size must be odd to keep the grid, got {kernel_size}")
-        self.at_layer = min(at_layer, self.depth - 1)
+        if kernel_size < 1 or kernel_size % 2 != 1:
+            raise ValueError(f"PEG kernel_size must be odd and >= 1 to keep the grid, got {kernel_size}")
+        if at_layer is not None and not 0 <= at_layer < self.depth:
+            raise ValueError(f"PEG at_layer={at_layer} is not a block of this model; use 0..{self.depth - 1}")
+        self.at_layer = min(1, self.depth - 1) if at_layer is None else at_layer
         self.conv = nn.Conv2d(self.dim, self.dim, kernel_size, padding=kernel_size // 2, groups=self.dim)
 
     def add_to_tokens(self, x: Tensor, grid: Grid, layer: int) -> Tensor:

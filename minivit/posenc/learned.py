@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from minivit.config import check_whole
+from minivit.checks import Annotated, Choice, Number, check_whole
 from minivit.posenc.base import Grid, PositionalEncoding
 
 INITS = ("zeros", "normal", "trunc_normal")
@@ -59,8 +59,8 @@ class Learned(PositionalEncoding):
     def __init__(
         self,
         *,
-        init: str = "trunc_normal",
-        std: float = 0.02,
+        init: Annotated[str, Choice(INITS)] = "trunc_normal",
+        std: Annotated[float, Number(low=0)] = 0.02,
         per_block: bool = False,
         antialias: bool = False,
         **kwargs,
@@ -74,7 +74,7 @@ class Learned(PositionalEncoding):
         self.table = nn.Parameter(torch.zeros(layers, n, self.dim))  # (L, P+N, D)
         if init == "normal":
             nn.init.normal_(self.table, std=self.std)
-        elif init == "trunc_normal":
+        elif init == "trunc_normal" and self.std > 0:
             nn.init.trunc_normal_(self.table, std=self.std, a=-2 * self.std, b=2 * self.std)
 
     def no_weight_decay(self) -> set[str]:

@@ -12,6 +12,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from minivit.checks import Annotated, Choice, Whole
 from minivit.posenc.base import Grid, PositionalEncoding, grid_coords, pad_prefix
 
 RESIZE = ("interpolate", "clamp")
@@ -34,7 +35,12 @@ class RelativeBias(PositionalEncoding):
     """
 
     def __init__(
-        self, *, clip: int | None = None, shared: bool = False, resize: str = "interpolate", **kwargs
+        self,
+        *,
+        clip: Annotated[int | None, Whole(least=0)] = None,
+        shared: bool = False,
+        resize: Annotated[str, Choice(RESIZE)] = "interpolate",
+        **kwargs,
     ):
         super().__init__(**kwargs)
         if resize not in RESIZE:

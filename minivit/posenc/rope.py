@@ -21,7 +21,7 @@ import math
 import torch
 from torch import Tensor, nn
 
-from minivit.posenc.base import Grid, PositionalEncoding, grid_coords
+from minivit.posenc.base import Base, Grid, PositionalEncoding, grid_coords
 
 
 def rotate_pairs(x: Tensor, angles: Tensor | None = None, *, rotation: Tensor | None = None) -> Tensor:
@@ -57,7 +57,7 @@ class _RoPE(PositionalEncoding):
 
     learnable = False  # fixed rotations are computed once per grid and device
 
-    def __init__(self, *, base: float, interpolate: bool = False, **kwargs):
+    def __init__(self, *, base: Base, interpolate: bool = False, **kwargs):
         super().__init__(**kwargs)
         self.base, self.interpolate = float(base), interpolate
         self._cache: dict = {}
@@ -100,7 +100,7 @@ class _RoPE(PositionalEncoding):
 class RoPE1D(_RoPE):
     """1-D RoPE on the raster index (Su et al.): theta_i = base^(-2i/Dh)."""
 
-    def __init__(self, *, base: float = 10000.0, **kwargs):
+    def __init__(self, *, base: Base = 10000.0, **kwargs):
         super().__init__(base=base, **kwargs)
         if self.head_dim % 2 != 0:
             raise ValueError(f"RoPE needs an even head dimension, got {self.head_dim}; change dim or heads")
@@ -130,7 +130,7 @@ def _check_quarter(head_dim: int) -> None:
 class RoPEAxial(_RoPE):
     """2-D axial RoPE (RoPE-ViT): the first Dh/4 pairs rotate with the column, the rest with the row."""
 
-    def __init__(self, *, base: float = 100.0, **kwargs):
+    def __init__(self, *, base: Base = 100.0, **kwargs):
         super().__init__(base=base, **kwargs)
         _check_quarter(self.head_dim)
         self.register_buffer("freqs", axial_frequencies(self.head_dim, self.base).float(), persistent=False)
@@ -148,7 +148,7 @@ class RoPEMixed(_RoPE):
 
     learnable = True
 
-    def __init__(self, *, base: float = 10.0, **kwargs):
+    def __init__(self, *, base: Base = 10.0, **kwargs):
         super().__init__(base=base, **kwargs)
         _check_quarter(self.head_dim)
         freqs = torch.stack(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from minivit.posenc.base import Grid, PositionalEncoding, grid_coords
+from minivit.posenc.base import Base, Grid, PositionalEncoding, grid_coords
 
 
 def sincos_1d(positions: Tensor, dim: int, base: float = 10000.0) -> Tensor:
@@ -41,7 +41,7 @@ def sincos_2d(grid: Grid, dim: int, base: float = 10000.0) -> Tensor:
 class _Sinusoidal(PositionalEncoding):
     """Adds a fixed table at block 0; prefix tokens get zeros. `base` sets the longest wavelength."""
 
-    def __init__(self, *, base: float = 10000.0, **kwargs):
+    def __init__(self, *, base: Base = 10000.0, **kwargs):
         super().__init__(**kwargs)
         self.base = float(base)
         self._cache: dict = {}

@@ -1,0 +1,58 @@
+"""The memory estimate that `minivit train` and `fit` check before building is close to what a
+training step takes (measured as the peak resident memory of a process on the CPU)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from minivit import ViTConfig
+from minivit.memory import estimate
+
+# one step of fit's loop in a fresh process; prints the rise of its peak resident memory
+STEP = """
+import json, os, resource, sys
+import torch
+import torch.nn.functional as F
+from minivit import ViT, ViTConfig
+torch.set_num_threads(1)
+config = ViTConfig(**json.loads(sys.argv[1]))
+model = ViT(config)
+opt = torch.optim.AdamW(model.parameters())
+x, y = torch.rand(32, 3, *config.image_size), torch.randint(config.num_classes, (32,))
+for batch in (1, 32):  # the first, one image, loads the kernels
+    F.cross_entropy(model(x[:batch]), y[:batch]).backward()
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+    if batch == 1:
+        before = int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("position", ["none", "alibi2d", "rope-axial"])
+def test_the_estimate_of_a_step_is_within_a_quarter_of_the_measured_peak(position):
+    fields = {"image_size": 96, "patch_size": 4, "position": position}
+    out = subprocess.run(
+        [sys.executable, "-c", STEP, json.dumps(fields)], capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr
+    measured = int(out.stdout.split()[-1])
+    est = estimate(ViTConfig(**fields), batch_size=32, evaluation_batch=0).total
+    assert 0.75 < est / measured < 1.25, (position, est / 1e6, measured / 1e6)
+
+
+def test_a_logit_bias_on_the_cpu_costs_its_attention_weights_and_a_gpu_does_not():
+    plain = estimate(ViTConfig(image_size=96, position="none"), batch_size=32, evaluation_batch=0)
+    bias = estimate(ViTConfig(image_size=96, position="alibi2d"), batch_size=32, evaluation_batch=0)
+    tokens, heads, depth = 576, 2, 2
+    assert bias.per_image - plain.per_image == 2 * heads * tokens**2 * depth * 4  # logits and weights
+    on_gpu = estimate(
+        ViTConfig(image_size=96, position="alibi2d"), batch_size=32, evaluation_batch=0, device_type="cuda"
+    )
+    assert on_gpu.per_image == plain.per_image
