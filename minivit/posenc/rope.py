@@ -55,7 +55,7 @@ def mixed_frequencies(head_dim: int, heads: int, base: float = 10.0, *, generato
 class _RoPE(PositionalEncoding):
     """Shared machinery: positions at a grid (optionally interpolated), prefix left unrotated."""
 
-    learnable = False  # fixed rotations are computed once per grid and device
+    learnable = False  # fixed rotations are computed once per grid, device and `interpolate`
 
     def __init__(self, *, base: float, interpolate: bool = False, **kwargs):
         super().__init__(**kwargs)
@@ -78,7 +78,7 @@ class _RoPE(PositionalEncoding):
         if self.learnable:
             angles = self.angles(grid, layer)
             return torch.polar(torch.ones_like(angles), angles)
-        key = (tuple(grid), device)
+        key = (tuple(grid), device, bool(self.interpolate))  # `interpolate` may be switched after a run
         if key not in self._cache:
             angles = self.angles(grid, layer).to(device)
             self._cache[key] = torch.polar(torch.ones_like(angles), angles)
