@@ -22,8 +22,10 @@ def resample(
 ) -> Tensor:
     """Resample a table [P+N, D] from `old_grid` to `new_grid` bicubically; prefix rows kept apart.
 
-    `antialias=False` is DeiT's and RoPE-ViT's resize, `antialias=True` timm's default; they differ
-    when shrinking.
+    `antialias=False` is DeiT's and RoPE-ViT's resize, `antialias=True` timm's default. They differ at
+    every new size: PyTorch's cubic kernel has a = -0.75 without antialias and a = -0.5 (PIL's) with
+    it, which is also stretched over more input rows when shrinking. The original ViT code resizes
+    linearly (`scipy.ndimage.zoom(..., order=1)`).
     """
     p = num_prefix_tokens
     (oh, ow), (nh, nw) = old_grid, new_grid
