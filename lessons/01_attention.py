@@ -43,6 +43,7 @@ if "google.colab" in sys.modules:  # Colab keeps its own torch and ipywidgets (7
     )
     output.enable_custom_widget_manager()  # widgets render whichever ipywidgets is installed
 
+import copy
 import math
 
 import torch
@@ -129,25 +130,73 @@ print("heads:", H, " weights per head:", tuple(heads_weights.shape[1:]), " outpu
 # %% [markdown]
 # ## What a trained model attends to
 #
-# An untrained model attends almost uniformly: its scores are all close to zero. We train the same
-# architecture *with* a positional encoding (`sincos2d`, lesson 02) on the relation task for a few
-# seconds, then look at the attention of its first block.
+# An untrained `minivit` model attends uniformly, to four digits: its scores are all close to zero
+# because every weight starts small (a normal with σ = 0.02 cut at ±0.04, see `minivit.model`).
+# That is a choice of initialisation, not a law: with PyTorch's default `Linear` init (uniform in
+# ±1/√fan_in, about four times wider here) the scores within a row spread over a range about 15
+# times larger, and the attention, still close to uniform over 9 tokens, is measurably less so.
+# The *spread* of a row's scores is what the softmax sees: max − min of $\log w$ over the row.
+#
+# We then train the model *with* a positional encoding (`sincos2d`, lesson 02) on the relation
+# task for a few seconds, and look at the attention of its first block.
 
 # %% tags=["nbval-ignore-output"]
 torch.manual_seed(SEED)
 trained = ViT(config.with_(position="sincos2d"))
-before = analysis.entropy(trained.eval().attention_maps(test.images[:200])[0]).mean().item()
+pytorch_init = copy.deepcopy(trained)
+with torch.random.fork_rng():  # leave the seeded random state to the training below
+    for layer in pytorch_init.modules():
+        if isinstance(layer, torch.nn.Linear):
+            layer.reset_parameters()  # PyTorch's default init
+
+
+def spread(weights: torch.Tensor) -> float:
+    """The largest max - min of the scores within a row (= of log weights)."""
+    return (weights.log().amax(-1) - weights.log().amin(-1)).max().item()
+
+
+maps_before = trained.eval().attention_maps(test.images[:200])[0]  # block 0: (B, H, N, N)
+maps_pytorch = pytorch_init.eval().attention_maps(test.images[:200])[0]
+before = analysis.entropy(maps_before).mean().item()
+before_pytorch = analysis.entropy(maps_pytorch).mean().item()
+print(f"untrained, minivit's init:  entropy {before:.5f} (log 9 = {math.log(9):.5f}), scores spread {spread(maps_before):.3f}")
+print(f"untrained, PyTorch's init:  entropy {before_pytorch:.5f}, scores spread {spread(maps_pytorch):.3f}")
 history = fit(trained, data, steps=500, lr=3e-3, eval_data=test, desc="sincos2d", seed=SEED)
 after = analysis.entropy(trained.eval().attention_maps(test.images[:200])[0]).mean().item()
 print(f"accuracy {history.final_eval:.2f}; mean entropy of block 0: {before:.3f} before, {after:.3f} after")
 
 # %% tags=["nbval-ignore-output"]
-assert before > 0.99 * math.log(9), "an untrained model attends almost uniformly"
-assert after < before - 0.1, "training makes attention selective"
+assert before > 0.9999 * math.log(9), "minivit's small init: uniform attention, to four digits"
+assert before_pytorch < 0.9999 * math.log(9), "PyTorch's default init: less uniform"
+assert after < 0.1 * math.log(9), "training makes block 0 nearly one-hot"
 assert history.final_eval > 0.6
 circle = int((test.layout[0] == 1).nonzero())  # the patch that holds the circle
 print("test image 0:", test.classes[test.labels[0]], "- the circle is in patch", circle)
 widgets.attention_view(trained, test.images[0], query=circle)
+
+# %% [markdown]
+# Nearly one-hot, but on what? The layout of each test image says which patches hold the circle
+# and the square. We measure how much of block 0's attention lands on those two patches (2 of 9,
+# so 22% if it were uniform), and how far each head looks: the *mean attention distance*
+# (`analysis.mean_attention_distance`, the measure of ViT's Fig. 7), in patches, against the
+# 1.45 patches that uniform attention over the 3×3 grid reaches.
+
+# %% tags=["nbval-ignore-output"]
+maps = trained.eval().attention_maps(test.images[:200])[0]  # block 0: (B, H, N, N)
+shapes = (test.layout[:200] >= 0).float()  # (B, N): 1 on the circle's and the square's patch
+on_shapes = (maps * shapes[:, None, None, :]).sum(-1).mean().item()
+distance = analysis.mean_attention_distance(maps, grid)  # (H,)
+uniform = analysis.grid_distances(grid).mean().item()
+print(f"block 0 puts {on_shapes:.1%} of its attention on the two shapes (uniform: {2 / 9:.0%})")
+print("mean attention distance per head:", [round(d, 2) for d in distance.tolist()], f"(uniform: {uniform:.2f})")
+assert on_shapes > 0.9, "every patch looks at the circle or the square"
+assert (distance - uniform).abs().max() < 0.1, "as far away as they are: the heads are not local"
+
+# %% [markdown]
+# So block 0 finds the two shapes by what they look like, wherever they are. The answer, though,
+# is about *where* the circle is relative to the square, and attention itself cannot see that
+# (the last section shows why): it can only come from the position encoding added to the two
+# shapes' tokens. Lesson 02 looks at what an added encoding does inside attention.
 
 # %% [markdown]
 # ## Temperature
@@ -208,8 +257,10 @@ widgets.attention_explorer(trained, test.images[:20])
 # - Attention scores every pair of tokens by $q_i\cdot k_j/\sqrt{d}$, normalises each row with a softmax,
 #   and averages the values; our by-hand version matches `minivit` and torch's fused kernel exactly.
 # - Multi-head attention is the same computation on slices of the width, concatenated and projected.
-# - Training turns the near-uniform attention of a new model into selective attention; the
-#   temperature trades sharp for flat attention.
+# - A new `minivit` model attends uniformly (to four digits) because its weights start small;
+#   PyTorch's default init gives scores about 15 times wider. Training makes block 0 nearly
+#   one-hot: each patch looks at the circle or the square, as far away as they happen to be.
+#   The temperature trades sharp for flat attention.
 # - Attention treats its inputs as a set: reordering keys and values changes nothing, and equal
 #   contents get equal outputs wherever they are. Position has to be put in from outside, and the
 #   next lessons are about the ways to do it.
@@ -224,4 +275,23 @@ widgets.attention_explorer(trained, test.images[:20])
 #    square. Is it the same head for every image?
 # 4. Apply a *causal* mask (token $i$ sees only $j \le i$) in `explicit_attention` via `bias`.
 #    Is the output still unchanged when you reorder the tokens? Why would a text model not need a
-#    positional encoding as badly as a ViT?
+#    positional encoding as badly as a ViT? (Haviv et al. 2022, arXiv 2203.16634, train causal
+#    language models without one: they come close to those with one, and probes find absolute
+#    position in their tokens.)
+#
+# ## Claims index
+#
+# | claim | assert | fails when |
+# |---|---|---|
+# | the by-hand head is `explicit_attention` and torch's fused kernel | `torch.testing.assert_close(out0, ref_out)` `torch.testing.assert_close(weights, ref_weights)` `torch.testing.assert_close(out0, F.scaled_dot_product_attention(q0[None], k0[None], v0[None])[0])` | the by-hand scores lose the 1/√d |
+# | each row of weights sums to 1 | `torch.testing.assert_close(weights.sum(-1), torch.ones(9))` | the scores are used without the softmax |
+# | multi-head attention is the one head on slices of the width, concatenated and projected | `torch.testing.assert_close(heads_out[0], out0)` `torch.testing.assert_close(by_hand, package[0])` `torch.testing.assert_close(heads_weights, package_weights[0])` | the heads are cut from the width the other way (`reshape(9, Dh, H)`) |
+# | an untrained `minivit` model attends uniformly, to four digits | `assert before > 0.9999 * math.log(9)` | the model has PyTorch's default `Linear` init |
+# | PyTorch's default init is less uniform | `assert before_pytorch < 0.9999 * math.log(9)` | the copy keeps `minivit`'s init |
+# | training makes block 0 nearly one-hot, and the task is learned | `assert after < 0.1 * math.log(9)` `assert history.final_eval > 0.6` | training stops after 5 steps |
+# | block 0 looks at the two shapes | `assert on_shapes > 0.9` | the untrained model's attention (22%) |
+# | the heads are not local: they look as far as the shapes are | `assert (distance - uniform).abs().max() < 0.1` | each patch attends to itself (distance 0) |
+# | the temperature can be changed from the weights alone | `torch.testing.assert_close(analysis.with_temperature(weights, 0.5), (scores / 0.5).softmax(-1))` | the weights are raised to T instead of 1/T |
+# | a higher temperature flattens attention | `assert all(a < b for a, b in zip(entropies, entropies[1:]))` `assert entropies[-1] > 0.5 * math.log(9) > entropies[1]` | the weights are raised to T instead of 1/T |
+# | reordering keys and values together changes nothing | `torch.testing.assert_close(shuffled_out, heads_out)` | only the keys are reordered |
+# | equal contents get equal outputs without position, different ones with it | `assert same == (position == "none")` | the compared patches hold different contents (0 and 4) |

@@ -18,13 +18,17 @@
 #
 # The original Transformer (Vaswani et al. 2017) gives each position a fixed vector of sines and
 # cosines at many frequencies, like a set of clock hands turning at different speeds. Nothing is
-# learned, it works for any number of positions, and it has a property that makes it easy for
-# attention to use: the similarity of two positions depends only on how far apart they are.
+# learned, it works for any number of positions, and the similarity of two positions' vectors
+# depends only on how far apart they are. Attention, though, does not compare the two vectors
+# alone: this lesson also shows what is left of that property inside attention.
 #
 # **What you will learn**
 # - the 1-D sinusoidal encoding, written from its formula and checked against `minivit`;
-# - why $PE(p)\cdot PE(q)$ depends only on the offset $q-p$, and why a shift is a rotation;
-# - the 2-D form used by ViTs (MAE): half the channels for the row, half for the column;
+# - why $PE(p)\cdot PE(q)$ depends only on the offset $q-p$, why it cannot tell left from right,
+#   and why a shift is a rotation;
+# - why, added to the tokens, the encoding is *absolute* again inside attention, and what a rotation
+#   of queries and keys (RoPE's idea) does instead;
+# - the 2-D form used by ViTs (MAE): half the channels for one axis, half for the other;
 # - how the width and the *base* decide how much of the 2-D layout the encoding shows.
 #
 # Runs top to bottom in a few seconds.
@@ -62,7 +66,9 @@ SEED = lesson.setup()  # seed and threads from MINIVIT_SEED, MINIVIT_THREADS (de
 # $$PE(p, 2i) = \sin(p\,\omega_i), \qquad PE(p, 2i+1) = \cos(p\,\omega_i), \qquad \omega_i = \mathrm{base}^{-2i/D}.$$
 #
 # The first pair turns by one radian per position (a wavelength of $2\pi \approx 6.3$ positions);
-# each following pair turns more slowly, down to a wavelength of about $2\pi\cdot\mathrm{base}$.
+# each following pair turns more slowly. The slowest pair, $i = D/2-1$, has the wavelength
+# $2\pi\cdot\mathrm{base}^{1-2/D}$, which approaches $2\pi\cdot\mathrm{base}$ only as $D$ grows:
+# for $D = 32$ it is 35,333 positions, not $2\pi\cdot 10^4 \approx$ 62,832.
 
 # %%
 D, base, N = 32, 10000.0, 64
@@ -75,6 +81,7 @@ pe[:, 1::2] = torch.cos(p[:, None] * omega)
 torch.testing.assert_close(pe.float(), sincos_1d(p.float(), D, base))
 wavelengths = 2 * math.pi / omega
 print(f"wavelengths: {wavelengths[0]:.1f} positions (fastest pair) ... {wavelengths[-1]:,.0f} (slowest pair)")
+torch.testing.assert_close(wavelengths[-1].item(), 2 * math.pi * base ** (1 - 2 / D))
 viz.encoding_heatmap(pe, title=f"1-D sinusoidal encoding, D = {D}")
 
 # %% [markdown]
@@ -102,9 +109,10 @@ viz.dot_product_profiles(pe, [8, 24, 40])
 # ## A shift is a rotation
 #
 # Moving from $p$ to $p+k$ rotates each channel pair by the angle $k\,\omega_i$, whatever $p$ is:
-# $PE(p+k) = R_k\,PE(p)$ with $R_k$ a block-diagonal matrix of 2×2 rotations. A fixed linear map
-# turns "here" into "k steps further", so attention can learn to look at a given offset with one
-# set of weights for every position. (RoPE, lesson 05, builds attention on exactly this rotation.)
+# $PE(p+k) = R_k\,PE(p)$ with $R_k$ a block-diagonal matrix of 2×2 rotations. This is the reason
+# Vaswani et al. (§3.5) give for choosing sinusoids: for any fixed offset $k$, $PE_{pos+k}$ is a
+# linear function of $PE_{pos}$, so they hoped attention could learn to attend by relative
+# position. The next two sections test how far that hope goes.
 
 # %%
 def shift(k: int) -> torch.Tensor:
@@ -123,11 +131,74 @@ for k_ in (1, 5, 17):
 print("PE(p + k) = R_k PE(p) for every p, with R_k independent of p")
 
 # %% [markdown]
+# ## Left and right look the same
+#
+# The cosine is even, so $\sum_i \cos(k\,\omega_i)$ takes the same value at offset $k$ and $-k$:
+# the similarity of two positions says how far apart they are, not which one comes first.
+# (ALiBi's distance bias, lesson 06, has the same blindness.) A score $PE(p)^\top M\,PE(q)$ can
+# tell the two apart only if $M$ mixes each pair's sine with its cosine. $M = R_1$ does:
+# $PE(p)^\top R_1 PE(q) = PE(p)\cdot PE(q+1)$, which peaks at the key one step *before* the query.
+
+# %%
+torch.testing.assert_close(closed_form, closed_form.flip(0))  # s(k) = s(-k)
+query = N // 2
+directed = pe[query] @ shift(1) @ pe.T  # PE(p)^T R_1 PE(q) for every key q
+best = (directed.argmax() - query).item()
+print(f"PE.PE at offsets -1 and +1: {closed_form[N - 2]:.3f} and {closed_form[N]:.3f}")
+print(f"PE^T R_1 PE at offsets -1 and +1: {directed[query - 1]:.3f} and {directed[query + 1]:.3f}; largest at {best:+d}")
+assert best == -1, "R_1 makes the score prefer the key one step to the left"
+
+# %% [markdown]
+# ## Inside attention, the added encoding is absolute again
+#
+# Attention does not score $PE(p)\cdot PE(q)$. The encoding is *added* to the content $x$ of each
+# token, and with $M = W_q W_k^\top/\sqrt{d}$ the score of query $i$ and key $j$ is
+#
+# $$(x_i + p_i)^\top M (x_j + p_j) = x_i^\top M x_j + x_i^\top M p_j + p_i^\top M x_j + p_i^\top M p_j .$$
+#
+# The two middle terms pair content with position: $x_i^\top M p_j$ changes as the key moves,
+# whatever the offset. The last term depends on the offset alone only if $M$ commutes with every
+# $R_k$ (like $M = I$ above); a learned $W_q W_k^\top$ in general does not. Ke et al. (2021, TUPE,
+# arXiv 2006.15595) analyse these cross terms in BERT. We check it with random weights and the
+# *same* content at every position, so that any difference between two pairs at the same offset
+# comes from where they are. Each diagonal of the score matrix holds the pairs at one offset;
+# for a relative score every diagonal is constant, as in $PE\,PE^\top$ above.
+#
+# Rotating instead of adding is what makes a score relative: rotate the query by $R_i$ and the key
+# by $R_j$, and $(R_i q)^\top (R_j k) = q^\top R_{j-i}\, k$ depends on the offset alone, for *any*
+# $W_q, W_k$. That is RoPE (lesson 05).
+
+# %% tags=["nbval-ignore-output"]
+g = torch.Generator().manual_seed(SEED)
+W_q, W_k = (torch.randn(D, D, generator=g, dtype=torch.float64) / math.sqrt(D) for _ in range(2))
+x = torch.randn(D, generator=g, dtype=torch.float64)  # one content vector, at every position
+
+
+def diagonal_spread(S: torch.Tensor) -> float:
+    """Largest max - min along any diagonal of S, i.e. among the pairs at one offset."""
+    return max((torch.diagonal(S, o).max() - torch.diagonal(S, o).min()).item() for o in range(-N + 1, N))
+
+
+tokens = x + pe  # (N, D): content plus position
+added = (tokens @ W_q) @ (tokens @ W_k).T / math.sqrt(D)  # (N, N) scores with the encoding added
+q, k = x @ W_q, x @ W_k
+rotated = torch.stack([shift(i) @ q for i in range(N)]) @ torch.stack([shift(j) @ k for j in range(N)]).T / math.sqrt(D)
+for name, S in (("added", added), ("rotated", rotated)):
+    print(f"{name:>8}: scores span {(S.max() - S.min()).item():.2f}; pairs at one offset differ by up to {diagonal_spread(S):.2g}")
+assert diagonal_spread(added) > 0.4 * (added.max() - added.min()).item(), "added: the score depends on where the pair is"
+assert diagonal_spread(rotated) < 1e-9 * (rotated.max() - rotated.min()).item(), "rotated: only on the offset"
+
+# %% [markdown]
 # ## Two dimensions
 #
-# An image has rows and columns. The 2-D encoding of MAE and many ViTs gives the first half of the
-# channels the 1-D encoding of the row and the second half that of the column. Each half has the
-# offset property, so the dot product of two patches depends only on $(\Delta r, \Delta c)$.
+# An image has rows and columns. The 2-D encoding of MAE (He et al. 2021, arXiv 2111.06377) and
+# many ViTs gives half of the channels the 1-D encoding of one axis and the other half that of the
+# other axis. `minivit` puts the row first and interleaves sine and cosine, as in its 1-D form.
+# MAE's code puts the *column* first (`np.meshgrid(grid_w, grid_h)`, "here w goes first") and writes
+# all the sines of a half before all its cosines. The two tables hold the same numbers in another
+# channel order, so every dot product is the same; we build MAE's layout and check. Each half has
+# the offset property, so the dot product of two patches depends only on $(\Delta r, \Delta c)$.
+# MAE and MoCo v3 keep this table fixed (`requires_grad=False`), as `minivit` does.
 
 # %%
 grid, D2 = (8, 8), 64
@@ -135,6 +206,21 @@ table = sincos_2d(grid, D2).double()
 rc = grid_coords(grid)
 torch.testing.assert_close(table[:, : D2 // 2].float(), sincos_1d(rc[:, 0], D2 // 2))  # rows
 torch.testing.assert_close(table[:, D2 // 2 :].float(), sincos_1d(rc[:, 1], D2 // 2))  # columns
+
+half = D2 // 2
+
+
+def mae_1d(positions: torch.Tensor) -> torch.Tensor:
+    """MAE's get_1d_sincos_pos_embed_from_grid: [sin | cos] with omega = base^(-2i/half)."""
+    angles = positions.double()[:, None] * base ** (-torch.arange(half // 2, dtype=torch.float64) / (half / 2))
+    return torch.cat([angles.sin(), angles.cos()], dim=-1)  # (N, half)
+
+
+mae = torch.cat([mae_1d(rc[:, 1]), mae_1d(rc[:, 0])], dim=-1)  # column first, as MAE's meshgrid gives
+i = torch.arange(half // 2)
+perm = torch.cat([half + 2 * i, half + 2 * i + 1, 2 * i, 2 * i + 1])  # minivit's channel for each of MAE's
+torch.testing.assert_close(mae, table[:, perm], atol=1e-6, rtol=0)  # the same numbers, reordered
+torch.testing.assert_close(mae @ mae.T, table @ table.T, atol=1e-5, rtol=0)  # so the same dot products
 
 dots2 = (table @ table.T).reshape(-1)
 offsets = relative_offsets(grid).reshape(-1, 2)
@@ -160,7 +246,7 @@ others = sim - 2 * torch.eye(64)  # leave each position out of its own ranking
 nearest = dist[torch.arange(64), others.argmax(1)]
 print(f"patch (3, 3): similarity {near:.2f} to its neighbours, {far:.2f} to patches 4 or more away")
 print(f"structure score: {analysis.structure_score(table, grid):.2f}")
-assert near > far
+assert near > far + 0.1, "patches are more like their neighbours than like far patches"
 assert (nearest == 1).all(), "every patch is most similar to a direct neighbour"
 viz.similarity_grid(table, grid, title="sincos2d, D = 64: each patch's similarity to all others")
 
@@ -169,8 +255,10 @@ viz.similarity_grid(table, grid, title="sincos2d, D = 64: each patch's similarit
 #
 # The base sets the slowest clock. With a large base and a small width, most channel pairs turn so
 # slowly across a 16×16 grid that they are nearly constant, and every patch looks like every other.
-# With a wide encoding there are enough pairs at every speed and the base matters little. This is
-# why RoPE for images (lesson 05) uses a base of 100 rather than 10000.
+# With a wide encoding there are enough pairs at every speed and the base matters little. RoPE for
+# images (lesson 05) works with narrow widths, a quarter of one head's channels per axis, and
+# RoPE-ViT's code uses a base of 100 for it rather than 10000; the table below is one reason a small
+# base suits a narrow encoding on a small grid.
 
 # %%
 big = (16, 16)
@@ -197,10 +285,15 @@ widgets.sincos_explorer(grid=(8, 8))
 #
 # - The sinusoidal encoding gives position $p$ the pairs $(\sin p\omega_i, \cos p\omega_i)$ at
 #   geometrically spaced frequencies; our formula matches `minivit.posenc.sincos_1d` exactly.
-# - $PE(p)\cdot PE(q) = \sum_i \cos((q-p)\omega_i)$ depends only on the offset, and a shift by $k$
-#   is the same rotation $R_k$ for every position.
-# - The 2-D form concatenates a row encoding and a column encoding; its dot product depends only on
-#   the 2-D offset, and every patch is most similar to its neighbours.
+#   The slowest wavelength is $2\pi\cdot\mathrm{base}^{1-2/D}$.
+# - $PE(p)\cdot PE(q) = \sum_i \cos((q-p)\omega_i)$ depends only on the offset, is even in it (left
+#   and right look alike), and a shift by $k$ is the same rotation $R_k$ for every position.
+# - Inside attention the added encoding meets the content: the cross terms $x_i^\top M p_j$ and
+#   $p_i^\top M x_j$, and a general $M$, make the score depend on where a pair is, not only on its
+#   offset. Rotating queries and keys instead gives a score of the offset alone: RoPE, lesson 05.
+# - The 2-D form concatenates a row encoding and a column encoding (MAE's code: the column first,
+#   sines then cosines; the same table up to a channel order); its dot product depends only on the
+#   2-D offset, and every patch is most similar to its neighbours.
 # - Width and base together decide how much of the layout shows: a narrow encoding needs a base
 #   suited to the grid.
 #
@@ -214,3 +307,23 @@ widgets.sincos_explorer(grid=(8, 8))
 #    8×8 corner of a 12×12 grid's table. Why does a model trained at 8×8 see the same vectors there?
 # 4. Concatenating rows and columns makes the similarity a sum of a row part and a column part.
 #    What does that imply for the similarity of patches on a diagonal?
+# 5. Which matrices $M$ make $p_i^\top M p_j$ depend on the offset alone? Build one that commutes
+#    with every $R_k$ (a 2×2 block $\begin{pmatrix} a & b \\ -b & a \end{pmatrix}$ per channel pair),
+#    with random $a, b$, and check the diagonals of `pe @ M @ pe.T`. Then add the content $x$ back.
+#
+# ## Claims index
+#
+# | claim | assert | fails when |
+# |---|---|---|
+# | the formula by hand is `minivit`'s `sincos_1d` | `torch.testing.assert_close(pe.float(), sincos_1d(p.float(), D, base))` | sine and cosine swap places, or another base |
+# | the slowest wavelength is 2π·base^(1−2/D) | `torch.testing.assert_close(wavelengths[-1].item(), 2 * math.pi * base ** (1 - 2 / D))` | it is taken as 2π·base (62,832 against 35,333) |
+# | PE·PE depends only on the offset, as Σ cos(kω) | `torch.testing.assert_close(diagonal, diagonal[:1].expand_as(diagonal))` `torch.testing.assert_close(dots[0], closed_form[N - 1 :])` | a table that is no function of the offset, e.g. its rows shuffled |
+# | a shift by k is one rotation R_k for every position | `torch.testing.assert_close(pe[k_:], pe[:-k_] @ shift(k_).T)` | R_k rotates the other way (signs of the sines swapped) |
+# | PE·PE is even in the offset: left and right look alike | `torch.testing.assert_close(closed_form, closed_form.flip(0))` | the score has a sine part, e.g. PE(p)ᵀ R_1 PE(q) |
+# | an M that mixes sine and cosine tells left from right | `assert best == -1` | M = I: the best key is the query itself (0) |
+# | added to the content, the encoding makes attention scores absolute | `assert diagonal_spread(added) > 0.4 * (added.max() - added.min()).item()` | queries and keys are rotated instead (spread 1e-15) |
+# | rotating queries and keys makes them relative, for any weights | `assert diagonal_spread(rotated) < 1e-9 * (rotated.max() - rotated.min()).item()` | only the query is rotated (the key stays put) |
+# | MAE's 2-D table is minivit's with the channels reordered | `torch.testing.assert_close(mae, table[:, perm], atol=1e-6, rtol=0)` `torch.testing.assert_close(mae @ mae.T, table @ table.T, atol=1e-5, rtol=0)` | MAE's table is built with the row first (the first assert), or with other frequencies, e.g. base^(−2i/half) (both) |
+# | the 2-D dot product depends only on (Δr, Δc) | `assert all(max(v) - min(v) < 1e-5 for v in by_offset.values())` | the table's rows are shuffled (the 1-D encoding of the raster index still passes: its offset r·g_w + c is a function of (Δr, Δc)) |
+# | every patch is most like its direct neighbours | `assert near > far + 0.1, "patches are more like their neighbours than like far patches"` `assert (nearest == 1).all(), "every patch is most similar to a direct neighbour"` | the table's rows are shuffled (no layout) |
+# | a narrow encoding needs a base suited to the grid; a wide one hardly cares | `assert scores[16][100] > scores[16][10000] + 0.3, "narrow: a large base leaves little structure"` `assert max(scores[256].values()) - min(scores[256].values()) < 0.1, "wide: the base matters little"` | base 100 is used where 10000 is asked (the narrow scores then tie: 0.71 and 0.71) |

@@ -48,7 +48,7 @@ class ViTConfig:
     depth: int = 2
     heads: int = 2
     mlp_ratio: float = 4.0
-    pool: str = "mean"  # "mean" (default, as in DeiT-III/MAE fine-tuning), "cls", or "last" token
+    pool: str = "mean"  # "mean" (default; MAE's fine-tuning), "cls" (ViT, DeiT, DeiT-III) or "last"
     norm_first: bool = True  # pre-LayerNorm; False gives the post-LN blocks of the original paper
     dropout: float = 0.0  # tiny models on small data overfit less from fewer steps than from dropout
     position: str = "learned"  # a name in minivit.posenc.REGISTRY

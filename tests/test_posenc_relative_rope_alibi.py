@@ -113,6 +113,20 @@ def test_position_interpolation_scales_into_the_trained_range(name):
     torch.testing.assert_close(e.positions((4, 4)), plain.positions((4, 4)))
 
 
+@pytest.mark.parametrize("name", ["rope1d", "rope-axial"])
+def test_toggling_interpolation_after_a_run_changes_the_rotations(name):
+    # the fixed rotations are cached per grid; switching `interpolate` on a model that already ran
+    # at that grid must not reuse the rotations computed without it (and back)
+    e = enc(name, grid=(4, 4))
+    plain = e.rotation((8, 8), 0)
+    e.interpolate = True
+    fresh = enc(name, grid=(4, 4), interpolate=True)
+    torch.testing.assert_close(e.rotation((8, 8), 0), fresh.rotation((8, 8), 0))
+    assert not torch.allclose(e.rotation((8, 8), 0), plain)
+    e.interpolate = False
+    torch.testing.assert_close(e.rotation((8, 8), 0), plain)
+
+
 # --------------------------------------------------------------------------- ALiBi
 
 

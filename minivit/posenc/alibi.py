@@ -1,6 +1,6 @@
 """ALiBi: a fixed, linear logit bias by distance (Press et al. 2021, arXiv 2108.12409), made
-symmetric for an encoder, and its 2-D form with Euclidean distance on the patch grid (Fuller et al.
-2023, arXiv 2306.09883).
+symmetric for an encoder, and its 2-D form with Euclidean distance on the patch grid (CROMA, Fuller et
+al. 2023, arXiv 2311.00566).
 
     bias[h, i, j] = -m_h * |i - j|           (alibi1d, raster index)
     bias[h, i, j] = -m_h * ||p_i - p_j||_2   (alibi2d, p = (row, col))

@@ -22,8 +22,10 @@ def resample(
 ) -> Tensor:
     """Resample a table [P+N, D] from `old_grid` to `new_grid` bicubically; prefix rows kept apart.
 
-    `antialias=False` is DeiT's and RoPE-ViT's resize, `antialias=True` timm's default; they differ
-    when shrinking.
+    `antialias=False` is DeiT's and RoPE-ViT's resize, `antialias=True` timm's default. They differ at
+    every new size: PyTorch's cubic kernel has a = -0.75 without antialias and a = -0.5 (PIL's) with
+    it, which is also stretched over more input rows when shrinking. The original ViT code resizes
+    linearly (`scipy.ndimage.zoom(..., order=1)`).
     """
     p = num_prefix_tokens
     (oh, ow), (nh, nw) = old_grid, new_grid
@@ -48,8 +50,11 @@ class Learned(PositionalEncoding):
     """A trainable table [L, P+N, D] added to the tokens; L = depth with `per_block`, else 1.
 
     Args:
-        init: "zeros", "normal" (N(0, std^2)) or "trunc_normal" (N(0, std^2) cut at +-2 std; ViT/timm
-            use std 0.02).
+        init: "zeros", "normal" (N(0, std^2)) or "trunc_normal": N(0, std^2) cut at +-2 std and not
+            rescaled, so its actual spread is 0.88 std (TensorFlow's truncated normal, BERT's init
+            with std 0.02). ViT's JAX code draws the table from normal(0.02); timm's
+            `trunc_normal_(pos_embed, std=.02)` cuts at +-2 itself (absolute), 100 std away, which
+            leaves N(0, 0.02^2) untouched: both are `init="normal", std=0.02` here.
         std: the initial scale sigma.
         per_block: one table per block, added before each block's attention (Ito et al. 2024);
             otherwise one table added before the first block.

@@ -32,6 +32,8 @@ class RelativeBias(PositionalEncoding):
         shared: one table for all blocks instead of one per block (Swin has one per block).
         resize: without clipping, at a grid with other offsets "interpolate" resizes the table
             bicubically to (2gh - 1, 2gw - 1) as Swin/timm do; "clamp" reuses the outermost offsets.
+            On a smaller grid "clamp" keeps every offset's own entry, while "interpolate" squashes
+            the table, so that offset 1 gets a blend of the trained entries around it.
     """
 
     def __init__(
@@ -52,6 +54,8 @@ class RelativeBias(PositionalEncoding):
         rh, rw = self.radius
         layers = 1 if shared else self.depth
         self.table = nn.Parameter(torch.zeros(layers, self.heads, 2 * rh + 1, 2 * rw + 1))
+        # N(0, 0.02^2) cut at +-2 std (actual spread 0.0176), the cut-off of every trunc_normal in
+        # minivit; Swin's `trunc_normal_(std=.02)` cuts at +-2 absolute, i.e. not at all
         nn.init.trunc_normal_(self.table, std=0.02, a=-0.04, b=0.04)
 
     def no_weight_decay(self) -> set[str]:

@@ -10,8 +10,14 @@ so q_m . k_n = Re[sum_i q_i conj(k_i) e^{i theta_i . (p_m - p_n)}] depends only 
     rope-mixed  theta_i = (f_x, f_y) learnable per pair, head and block, initialised with magnitudes
                 from base 10 in a random direction per head: rotation by f_x * col + f_y * row
 
-Position interpolation (Chen et al. 2023, arXiv 2306.15595) scales positions at a new grid back
-into the trained range. Prefix tokens are never rotated.
+Position interpolation (Chen et al. 2023, arXiv 2306.15595) multiplies the positions at a new grid
+by trained / new size (their m * L / L'), which maps 0 .. g_new - 1 into [0, g_old): the trained
+positions were 0 .. g_old - 1, so the last new ones land up to 1 - g_old / g_new beyond them (2.5 for
+a 3-wide grid run at 6). Prefix tokens are never rotated.
+
+Channel pairs are interleaved, (x_0, x_1), (x_2, x_3), ..., as in RoFormer and RoPE-ViT. GPT-NeoX
+and Hugging Face's LLaMA (`rotate_half`) pair x_i with x_{i + Dh/2} instead: the same rotation after a
+fixed permutation of the channels, which converts weights from one convention to the other.
 """
 
 from __future__ import annotations
@@ -55,7 +61,7 @@ def mixed_frequencies(head_dim: int, heads: int, base: float = 10.0, *, generato
 class _RoPE(PositionalEncoding):
     """Shared machinery: positions at a grid (optionally interpolated), prefix left unrotated."""
 
-    learnable = False  # fixed rotations are computed once per grid and device
+    learnable = False  # fixed rotations are computed once per grid, device and `interpolate`
 
     def __init__(self, *, base: Base, interpolate: bool = False, **kwargs):
         super().__init__(**kwargs)
@@ -63,7 +69,8 @@ class _RoPE(PositionalEncoding):
         self._cache: dict = {}
 
     def positions(self, grid: Grid) -> Tensor:
-        """(row, col) of each patch [N, 2], scaled into the trained grid's range with `interpolate`."""
+        """(row, col) of each patch [N, 2]; with `interpolate`, scaled by trained / new grid size per
+        axis, into [0, trained size) (the module docstring says how far past the trained positions)."""
         rc = grid_coords(grid)
         if self.interpolate and tuple(grid) != self.grid:
             rc = rc * torch.tensor([self.grid[0] / grid[0], self.grid[1] / grid[1]])
@@ -78,7 +85,7 @@ class _RoPE(PositionalEncoding):
         if self.learnable:
             angles = self.angles(grid, layer)
             return torch.polar(torch.ones_like(angles), angles)
-        key = (tuple(grid), device)
+        key = (tuple(grid), device, bool(self.interpolate))  # `interpolate` may be switched after a run
         if key not in self._cache:
             angles = self.angles(grid, layer).to(device)
             self._cache[key] = torch.polar(torch.ones_like(angles), angles)
@@ -108,7 +115,11 @@ class RoPE1D(_RoPE):
         self.register_buffer("freqs", freqs.float(), persistent=False)  # (Dh/2,)
 
     def positions(self, grid: Grid) -> Tensor:
-        """Raster index r * gw + c [N, 1]; with `interpolate`, scaled by N_trained / N (Chen et al.)."""
+        """Raster index r * gw + c [N, 1]; with `interpolate`, scaled by N_trained / N (Chen et al.).
+
+        The scaled index keeps the raster order but not the grid's geometry: in training, the next
+        patch in a row was 1 away and the one below gw_trained; at the new grid they are
+        N_trained / N and gw_trained * gh_trained / gh away."""
         n = grid[0] * grid[1]
         idx = torch.arange(n, dtype=torch.float32)
         if self.interpolate and tuple(grid) != self.grid:

@@ -3,7 +3,12 @@
     PE(p, 2i) = sin(p / base^(2i/D)),   PE(p, 2i+1) = cos(p / base^(2i/D))
 
 so PE(p) . PE(q) = sum_i cos((p - q) w_i) depends only on the offset p - q. The 2-D form spends
-half the channels on the row and half on the column. Both are recomputed for any grid.
+half the channels on the row and half on the column, each half with base^(-2i/(D/2)) as in MAE's
+`get_2d_sincos_pos_embed`. MAE lays the channels out differently: the column's half first (its
+`meshgrid(grid_w, grid_h)` puts w first), and within each half all sines, then all cosines. minivit
+puts the row first and interleaves sin/cos, as in its 1-D form. The two tables are the same up to a
+fixed permutation of the channels, so every dot product agrees; copy a table between them with
+`[:, perm]` (lesson 02 builds it). Both are recomputed for any grid and never trained.
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ def sincos_1d(positions: Tensor, dim: int, base: float = 10000.0) -> Tensor:
 
 
 def sincos_2d(grid: Grid, dim: int, base: float = 10000.0) -> Tensor:
-    """2-D sinusoidal encoding of a (gh, gw) grid in raster order: [gh*gw, dim] = [rows' | cols']."""
+    """2-D sinusoidal encoding of a (gh, gw) grid in raster order: [gh*gw, dim] = [rows' | cols'], each
+    half sin/cos interleaved (MAE's table holds the same channels as [cols' sin | cos | rows' sin | cos])."""
     if dim % 4 != 0:
         raise ValueError(
             f"2-D sinusoidal encoding needs a width divisible by 4 (half per axis, sin and cos), "
@@ -77,7 +83,8 @@ class Sincos1D(_Sinusoidal):
 
 
 class Sincos2D(_Sinusoidal):
-    """2-D sinusoid: first half of the channels encode the row, second half the column (MAE)."""
+    """2-D sinusoid (MAE's frequencies): first half of the channels encode the row, second half the
+    column; MAE's own layout puts the column first (see the module docstring)."""
 
     def _patch_table(self, grid: Grid) -> Tensor:
         return sincos_2d(grid, self.dim, self.base)
