@@ -284,6 +284,16 @@ def offset_table(
     return ax.figure
 
 
+def offset_tables(tables: Mapping[str, Tensor]) -> Figure:
+    """Several functions of the 2-D offset side by side, {title: values [2R_h + 1, 2R_w + 1]}, each on
+    its own colour scale (they need not measure the same thing; for heads, use `head_tables`)."""
+    fig = Figure(figsize=(3.6 * len(tables), 3.2), layout="constrained")
+    axes = fig.subplots(1, len(tables), squeeze=False)[0]
+    for ax, (title, values) in zip(axes, tables.items(), strict=True):
+        offset_table(values, title=title, ax=ax)
+    return fig
+
+
 def bias_maps(bias: Tensor, grid: Grid, query: int, *, title: str = "") -> Figure:
     """Each head's attention-logit bias from patch `query` to every patch: bias [H, N, N] on the grid.
 

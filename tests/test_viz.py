@@ -178,6 +178,8 @@ def test_offset_figures_and_locality():
     assert len(viz.head_tables(tables).axes) == 3  # two tables and one shared colour bar
     assert len(viz.head_tables(torch.stack([tables, tables / 2])).axes) == 5  # a row per block
     assert len(viz.bias_maps(torch.randn(3, 9, 9), (3, 3), 4).axes) == 4
+    fig = viz.offset_tables({"near": tables[0], "far": tables[1]})
+    assert [ax.get_title() for ax in fig.axes[:2]] == ["near", "far"] and len(fig.axes) == 4
     freqs = torch.randn(2, 2, 3, 4)
     assert len(viz.rope_frequencies(freqs, freqs * 1.1).axes) == 3
 
