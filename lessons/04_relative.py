@@ -17,18 +17,21 @@
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/minivit-course/minivit/blob/main/lessons/04_relative.ipynb)
 #
 # Absolute encodings tell each token where *it* is. Relative encodings tell attention how far apart
-# two tokens are. Shaw et al. (2018) learned a vector per clipped offset; Swin (Liu et al. 2021)
-# simplified this to a learned number per offset and head, added to the attention scores. On an
-# image the offset has two parts, (Δrow, Δcolumn).
+# two tokens are. Shaw et al. (2018, arXiv 1803.02155) learned a vector per clipped offset. T5
+# (Raffel et al. 2020, arXiv 1910.10683) reduced it to a learned *number* per offset and head, added
+# to the attention scores (with offsets grouped into log-spaced buckets). Swin (Liu et al. 2021,
+# arXiv 2103.14030) made that number 2-D, one per (Δrow, Δcolumn), for the patches inside each of its
+# local windows; BEiT (Bao et al. 2021, arXiv 2106.08254) uses it over the whole grid.
 #
 # **What you will learn**
 # - Shaw et al.'s clipped relative positions, and the index matrix behind them;
-# - the 2-D bias table of Swin, $(2g_h-1)(2g_w-1)$ entries per head, and how it is indexed, by hand;
+# - the 2-D bias table, $(2g_h-1)(2g_w-1)$ entries per head, and how Swin indexes it, by hand;
 # - that the bias is the same for every pair of patches at the same offset, and that a zero table is
 #   no encoding at all;
-# - what a trained table looks like, head by head.
+# - why a bias table learns slowly with Adam, and what a trained table does on a task about distance:
+#   how much accuracy it carries, and how far each head comes to look.
 #
-# Runs top to bottom in under a minute on a laptop CPU.
+# Runs top to bottom in about a minute on a laptop CPU.
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
@@ -45,13 +48,16 @@ if "google.colab" in sys.modules:  # Colab keeps its own torch and ipywidgets (7
     )
     output.enable_custom_widget_manager()  # widgets render whichever ipywidgets is installed
 
+import math
+
 import torch
 
 # %matplotlib inline
 from minivit import ViT, ViTConfig, analysis, lesson, viz, widgets
-from minivit.data import which_shape
+from minivit.data import make_task
+from minivit.evaluate import evaluate
 from minivit.posenc import build, grid_coords, relative_offsets
-from minivit.train import fit
+from minivit.train import default_warmup, fit, lr_at
 
 SEED = lesson.setup()  # seed and threads from MINIVIT_SEED, MINIVIT_THREADS (defaults 0 and 2)
 
@@ -71,14 +77,17 @@ assert index.unique().tolist() == list(range(2 * k + 1))
 assert (torch.diagonal(index) == k).all() and index[0, -1] == 2 * k and index[-1, 0] == 0
 
 # %% [markdown]
-# ## The 2-D table of Swin
+# ## The 2-D table
 #
 # On a $g_h \times g_w$ grid, the offset between two patches is $(\Delta r, \Delta c)$ with
 # $\Delta r \in [-(g_h-1), g_h-1]$ and $\Delta c \in [-(g_w-1), g_w-1]$: $(2g_h-1)(2g_w-1)$ possible
-# offsets. Swin keeps one learned number per offset and head, and adds
+# offsets. The table keeps one learned number per offset and head, and adds
 # $B_h[\Delta r, \Delta c]$ to the score of every pair, with the offset taken as the query's
-# position minus the key's. We index the table by hand and compare with
-# `minivit`'s `relative` encoding.
+# position minus the key's. Swin attends only within $M \times M$ windows, so its table has
+# $(2M-1)^2$ entries per head; BEiT and `minivit` attend over the whole grid, so the "window" is the
+# grid. BEiT also learns three extra entries for the class token (class→patch, patch→class,
+# class→class); `minivit` gives the class token zero bias. We index the table by hand, with Swin's
+# flat index, and compare with `minivit`'s `relative` encoding.
 
 # %%
 grid = (4, 5)
@@ -125,7 +134,11 @@ print("a zero table gives exactly the model without positional encoding")
 # Clipped at $k$, the table has $(2k+1)^2$ entries per head whatever the grid, and any grid can be
 # indexed: offsets beyond $k$ reuse the outermost entries. Without clipping, a larger grid has
 # offsets the table never saw; Swin resizes the table bicubically to the new size, and `minivit`
-# does the same (or clamps, with `resize="clamp"`).
+# does the same (or clamps, with `resize="clamp"`). On a *smaller* grid, clamping is exact: every
+# offset there was trained, so the bias is the trained table cropped, while the bicubic resize
+# squashes the table and moves each offset's entry. Swin V2 (Liu et al. 2022, arXiv 2111.09883)
+# replaces the table with a small network of log-spaced offsets, so that a new size needs no
+# resize at all; lesson 08 measures what resizing costs.
 
 # %%
 clipped = build("relative", dim=32, heads=2, depth=1, grid=grid, clip=1)
@@ -137,40 +150,125 @@ assert torch.equal(b8[:, 0, 63], clipped.table[0, :, 0, 0])  # offset (-7, -7) c
 resized, radius = enc.table_for((8, 8), 0)
 print("unclipped table resized for an 8x8 grid:", tuple(resized.shape[1:]), "offsets up to", radius)
 assert resized.shape[1:] == (15, 15)
+small, ramps = (3, 3), {}
+for how in ("clamp", "interpolate"):
+    ramps[how] = build("relative", dim=32, heads=2, depth=1, grid=grid, resize=how)
+    with torch.no_grad():  # a table whose entry is the column offset dc, from -4 to 4
+        ramps[how].table.copy_(torch.arange(-4.0, 5.0).expand_as(ramps[how].table))
+off3 = relative_offsets(small)
+trained_entries = ramps["clamp"].table[0][:, off3[..., 0] + grid[0] - 1, off3[..., 1] + grid[1] - 1]
+print("3x3 grid, bias at offset (0, -2) (trained entry -2):",
+      ", ".join(f"{how} {ramps[how].attn_bias(small, 0)[0, 0, 2]:.2f}" for how in ramps))
+assert torch.equal(ramps["clamp"].attn_bias(small, 0), trained_entries)
 
 # %% [markdown]
-# ## A trained table, head by head
+# Every encoding that adds a bias to the scores has a cost on a GPU: by PyTorch's documentation,
+# `scaled_dot_product_attention` uses FlashAttention only without one, so relative bias (and ALiBi,
+# lesson 06) runs on the memory-efficient kernel instead (lesson 09 comes back to this).
 #
-# We train a ViT with relative bias (4 heads, one table per block) on `which_shape`: one shape
-# somewhere in the picture, and the answer is its kind. With 4-pixel patches, a shape covers a few
-# neighbouring patches, so one might expect heads to attend nearby. We measure how much a head favours near
-# offsets (`analysis.offset_locality`: the correlation between its table and closeness, > 0 when
-# nearby keys score higher) and draw each head's table as a function of the offset, (0, 0) in the
-# middle.
-
-# %% tags=["nbval-ignore-output"]
-train, test = which_shape(4096, seed=SEED), which_shape(1000, seed=SEED + 1)
-torch.manual_seed(SEED)
-trained = ViT(ViTConfig(image_size=24, patch_size=4, num_classes=4, heads=4, position="relative"))
-initial = trained.pos.table.detach().clone()
-history = fit(trained, train, steps=400, lr=3e-3, eval_data=test, desc="relative", seed=SEED)
-learned = trained.pos.table.detach().clone()
-print(f"accuracy {history.final_eval:.2f}; largest entry {initial.abs().max():.2f} before, {learned.abs().max():.2f} after")
-for block, tables in enumerate(learned):  # (heads, 2g-1, 2g-1) per block
-    locality = analysis.offset_locality(tables)
-    print(f"block {block}, how much each head favours near offsets:", [round(v, 2) for v in locality.tolist()])
+# ## How fast can a table learn?
+#
+# Adam moves every parameter by about the learning rate per step at most, whatever the size of its
+# gradient (Kingma & Ba 2015, arXiv 1412.6980, §2.1). So over a run an entry of the table can move
+# by about the sum of the learning rates, its *reach*. A bias $b$ multiplies an attention weight by
+# at most $e^{b}$; for one key among 16 to get half a query's attention from the bias alone, its
+# entry must stand $\ln 15 \approx 2.7$ above the others.
 
 # %%
-assert history.final_eval > 0.8
-assert learned.abs().max() > 2 * initial.abs().max(), "training grows the table from its small start"
-viz.head_tables(learned[1], title="block 1, head")
+steps, lr = 400, 3e-3
+reach = sum(lr_at(step, steps=steps, lr=lr, warmup=default_warmup(steps)) for step in range(steps))
+print(f"{steps} steps at lr {lr} with warmup and cosine decay: reach {reach:.2f}; "
+      f"at 10x the learning rate {10 * reach:.1f}; ln 15 = {math.log(15):.2f}")
 
 # %% [markdown]
-# Training grows the table from its small start, so the bias now matters. Whether a head comes to
-# favour *nearby* patches is not settled by this task: which heads do, and how strongly, changes from
-# seed to seed (run the lesson with `MINIVIT_SEED=1` and `2`), and some heads end up preferring far
-# offsets. Telling a shape's kind does not need attention to stay local: the patch embedding and
-# the MLP already see each patch's pixels.
+# At the model's own learning rate the table can only tilt attention ($e^{0.6} \approx 1.8$), not
+# focus it. Swin trains for hundreds of epochs; we give the table 10× the learning rate instead
+# (`position_lr_scale=10`). Exercise 1 asks what happens without it.
+#
+# ## A trained table, head by head
+#
+# We train a ViT with relative bias (4 heads, one table per block) on `distance`: a circle and a
+# square on one row or column of a 4×4 layout, and the answer is how far apart they are (0, 1 or 2
+# cells between them). With 8-pixel patches each cell is one patch, so every image holds the same
+# patches (a circle, a square, 14 empty ones) whatever the answer: a model without position sits at
+# chance, 1/3 (lesson 00), and the table is the only place this model can learn position.
+#
+# Then we measure what the table does:
+# - the accuracy of the trained model, and of the same model with its table set to zero;
+# - for each head, the mean attention distance (Dosovitskiy et al. 2021, Fig. 7;
+#   `analysis.mean_attention_distance`) of the attention the bias alone gives, softmax of the bias,
+#   before and after training. A uniform head looks at the grid's mean distance, 2.0 patches;
+# - how much of the strongest head's table is a function of the offset's *length* alone (its
+#   share of the table's variance: 1 for rings around (0, 0); a random table scores about 0.2).
+
+# %% tags=["nbval-ignore-output"]
+train, test = make_task("distance", 4096, seed=SEED), make_task("distance", 1000, seed=SEED + 1)
+g = (4, 4)  # 32-pixel images, 8-pixel patches: one patch per cell
+torch.manual_seed(SEED)
+trained = ViT(ViTConfig(image_size=32, patch_size=8, num_classes=3, heads=4, position="relative"))
+
+
+def bias_distance(model):
+    """Each head's mean attention distance under the bias alone: [blocks, heads]."""
+    with torch.no_grad():
+        return torch.stack([
+            analysis.mean_attention_distance(model.pos.attn_bias(g, layer).softmax(-1)[None], g)
+            for layer in range(len(model.blocks))
+        ])
+
+
+length = torch.arange(-3.0, 4.0)
+_, ring = (length[:, None] ** 2 + length[None, :] ** 2).flatten().unique(return_inverse=True)
+
+
+def length_share(table):
+    """Share of the variance of an offset table [7, 7] that is a function of the offset's length."""
+    t = table.flatten()
+    by_length = torch.zeros(int(ring.max()) + 1).index_add_(0, ring, t) / torch.bincount(ring)
+    return 1 - ((t - by_length[ring]) ** 2).sum().item() / ((t - t.mean()) ** 2).sum().item()
+
+
+def strongest(tables):
+    """The table [7, 7] of the head whose entries span the widest range, over every block."""
+    flat = tables.flatten(0, 1)
+    return flat[(flat.amax((-1, -2)) - flat.amin((-1, -2))).argmax()]
+
+
+initial, distance_before = trained.pos.table.detach().clone(), bias_distance(trained)
+history = fit(trained, train, steps=steps, lr=lr, position_lr_scale=10, eval_data=test, desc="relative", seed=SEED)
+learned, distance_after = trained.pos.table.detach().clone(), bias_distance(trained)
+accuracy = evaluate(trained, test)
+with torch.no_grad():
+    trained.pos.table.zero_()
+    zeroed = evaluate(trained, test)
+    trained.pos.table.copy_(learned)
+spread_before = (distance_before.max() - distance_before.min()).item()
+spread = (distance_after.max() - distance_after.min()).item()
+print(f"accuracy {accuracy:.2f}; with the table zeroed {zeroed:.2f} (chance 0.33)")
+print(f"largest entry {initial.abs().max():.2f} before, {learned.abs().max():.2f} after; "
+      f"it moved by up to {(learned - initial).abs().max():.2f} (reach at 10x: {10 * reach:.1f})")
+for name, d in (("before", distance_before), ("after", distance_after)):
+    print(f"mean attention distance of the bias, {name:>6}:",
+          " | ".join(" ".join(f"{v:.2f}" for v in block) for block in d.tolist()))
+print(f"spread across heads: {spread_before:.2f} before, {spread:.2f} after")
+share_before, share = length_share(strongest(initial)), length_share(strongest(learned))
+print(f"strongest head: {share:.0%} of its table is a function of the offset's length ({share_before:.0%} before)")
+
+# %%
+assert zeroed < 0.4 < 0.6 < accuracy, "the table carries the model's accuracy: without it, chance"
+assert learned.abs().max() > math.log(15), "entries grow past ln 15, beyond the 1x reach"
+assert spread_before < 0.05 and spread > 0.5, "heads come to look at different distances"
+assert share > 0.8, "the strongest head's table is a ring: a function of distance, not direction"
+viz.head_tables(learned, title="head")
+
+# %% [markdown]
+# The trained model answers well above chance, and the same weights with a zero table fall to
+# chance: here the bias is not decoration, it is the model's whole sense of position. Before
+# training every head looks at the mean distance of the grid; after, the heads differ, some drawn to
+# near offsets and some to far ones. The tables show how: the strong ones are rings around (0, 0),
+# raised or lowered at some distance and much the same in every direction, which is what a question
+# about distance (not direction) asks for. Which head takes which distance changes from seed to seed
+# (run the lesson with `MINIVIT_SEED=1` and `2`); the rings do not.
 
 # %% [markdown]
 # ## Try it: clip distance, head, query
@@ -179,25 +277,45 @@ viz.head_tables(learned[1], title="block 1, head")
 # the outermost ones (left), and the bias it gives from one query patch to every patch (right).
 
 # %% tags=["nbval-ignore-output"]
-widgets.relative_explorer(learned[1], (6, 6))
+widgets.relative_explorer(learned[1], g)
 
 # %% [markdown]
 # ## What we covered
 #
-# - A relative encoding scores pairs by their offset: Shaw et al. clip the offset to $[-k, k]$;
-#   Swin learns one bias per 2-D offset and head, $(2g_h-1)(2g_w-1)$ entries, indexed as we did by hand.
+# - A relative encoding scores pairs by their offset: Shaw et al. clip the offset to $[-k, k]$; T5
+#   learns one number per offset and head; Swin makes it 2-D within windows, $(2M-1)^2$ entries,
+#   indexed as we did by hand; over the whole grid it has $(2g_h-1)(2g_w-1)$.
 # - The bias is translation invariant, and a zero table is no encoding at all.
-# - Clipping makes the table independent of the grid; without it the table is resized for new grids.
-# - Trained on a task where shapes span neighbouring patches, the table grows from its small start;
-#   whether a head favours nearby keys varies from run to run.
+# - Clipping makes the table independent of the grid; without it the table is resized for larger
+#   grids, and cropped exactly (clamp) for smaller ones.
+# - Adam's reach limits how far a table can move in a short run; with 10× its learning rate, a
+#   table trained on `distance` carries the model's accuracy (zeroed: chance), its heads come to
+#   look at different distances, and its strongest tables are rings.
 #
 # ## Exercises
 #
-# 1. Train with `clip=1`. Does accuracy suffer? What do the 3×3 tables look like?
+# 1. Train with `position_lr_scale=1` (the table at the model's learning rate) with three seeds.
+#    How large do the entries get, and how often does the model get off chance in 400 steps?
 # 2. A relative bias alone sees no absolute position. Train it on the `where` task (lesson 03). How
 #    can it still beat chance? (Hint: who has neighbours on all sides?)
-# 3. Shaw et al. add a learned vector to the *keys* rather than a number to the scores. What can a
+# 3. Train with `clip=1`. The task's distances reach 3 patches: what can the model still tell apart?
+# 4. Shaw et al. add a learned vector to the *keys* rather than a number to the scores. What can a
 #    vector do that a scalar bias cannot?
-# 4. Compare the trained tables of block 0 and block 1.
-# 5. Run the lesson with three seeds and count the heads with locality above 0.1. Then train on
-#    `where` (lesson 03) instead: does locality become more common when the answer is a place?
+# 5. Train on `relation` (lesson 05) instead: is the circle left of, right of, above or below the
+#    square? Do the tables become different to the left and to the right?
+
+# %% [markdown]
+# ## Claims index
+#
+# | claim | assert | fails when |
+# |---|---|---|
+# | Shaw et al.'s clipped index matrix uses $2k+1$ entries, the same one along each diagonal | `assert (torch.diagonal(index) == k).all() and index[0, -1] == 2 * k and index[-1, 0] == 0` | the offsets are not clipped (index 6 at the far corner) |
+# | Swin's flat index reads the same bias as `minivit`'s table | `torch.testing.assert_close(by_hand, enc.attn_bias(grid, layer=0))` | the offset is taken as key minus query (the table is read mirrored) |
+# | every pair at the same offset gets one bias: translation invariance | `assert torch.allclose(values, values[:, :1].expand_as(values))` | the bias depends on where the pair is (an absolute term) |
+# | a zero table is exactly the model without positional encoding | `torch.testing.assert_close(model(x), plain(x))` | the table is random (a constant table passes too: it shifts every score of a row equally) |
+# | clipped at 1, an 8×8 grid reads offset (−7, −7) from entry (−1, −1) | `assert torch.equal(b8[:, 0, 63], clipped.table[0, :, 0, 0])` | offsets are not clipped |
+# | on a smaller grid, clamping gives the trained entries exactly | `assert torch.equal(ramps["clamp"].attn_bias(small, 0), trained_entries)` | `resize="interpolate"` (the bicubic squash moves them) |
+# | the trained table carries the model's accuracy: zeroed, the model is at chance | `assert zeroed < 0.4 < 0.6 < accuracy, "the table carries the model's accuracy: without it, chance"` | the table does not learn (`position_lr_scale=1`: accuracy 0.34 with seeds 0 and 2), or the task needs no position (`which_shape` on the same grid: 0.96 with the table and without it) |
+# | with 10× the learning rate, entries grow past ln 15, beyond the 1× reach | `assert learned.abs().max() > math.log(15), "entries grow past ln 15, beyond the 1x reach"` | `position_lr_scale=1` (largest entry 0.65 with seed 0, 0.38 with seed 2) |
+# | trained heads look at different distances; untrained ones all at the grid's mean | `assert spread_before < 0.05 and spread > 0.5, "heads come to look at different distances"` | the table stays small (`position_lr_scale=1`: spread 0.22 and 0.11 with seeds 0 and 2), or the task needs no position (`which_shape`: 0.29) |
+# | the strongest trained table is a ring: a function of the offset's length | `assert share > 0.8, "the strongest head's table is a ring: a function of distance, not direction"` | the table is untrained (about 0.2), or trained on a task that needs no position (`which_shape`: 0.33) |

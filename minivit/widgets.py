@@ -183,9 +183,10 @@ def relative_view(table: Tensor, grid: tuple[int, int], *, clip: int, head: int,
     bias = seen[off[..., 0] + rh, off[..., 1] + rw]  # (N, N)
     fig = Figure(figsize=(8, 3.3), layout="constrained")
     left, right = fig.subplots(1, 2)
-    viz.offset_table(seen, title=f"head {head}: bias by offset, clip {clip}", ax=left)
+    lim = float(table.abs().max()) or 1.0  # one scale for every head and clip: sizes compare
+    viz.offset_table(seen, title=f"head {head}: bias by offset, clip {clip}", ax=left, lim=lim)
     b = bias[query].reshape(grid).numpy()
-    im = right.imshow(b, cmap="RdBu_r", vmin=-float(abs(seen).max()), vmax=float(abs(seen).max()))
+    im = right.imshow(b, cmap="RdBu_r", vmin=-lim, vmax=lim)
     r, c = divmod(query, grid[1])
     right.add_patch(viz.square(c - 0.5, r - 0.5, 1))
     right.set(title=f"bias from patch ({r}, {c})", xticks=[], yticks=[])
@@ -245,15 +246,18 @@ def rope_explorer(head_dim: int = 32) -> W.VBox:
 
 
 def alibi_view(*, heads: int, head: int, query: int, grid: tuple[int, int] = (8, 8)) -> Figure:
-    """ALiBi-2D: the slopes of `heads` heads (Press et al.) and head `head`'s bias from patch `query`."""
+    """ALiBi-2D: the slopes of `heads` heads (Press et al.) and head `head`'s bias from patch `query`,
+    on the colour scale of the steepest head, so a shallow head looks as flat as it is."""
     head = min(head, heads - 1)
     slopes = alibi_slopes(heads)
-    bias = -slopes[head] * analysis.grid_distances(grid)[query].reshape(grid)
+    distances = analysis.grid_distances(grid)
+    bias = -slopes[head] * distances[query].reshape(grid)
     fig = Figure(figsize=(8, 3.2), layout="constrained")
     left, right = fig.subplots(1, 2)
     left.bar(range(heads), slopes, color=["tab:orange" if h == head else "tab:blue" for h in range(heads)])
     left.set(xlabel="head", ylabel="slope m", yscale="log", title=f"{heads} heads: slopes")
-    im = right.imshow(bias.numpy(), cmap="magma", interpolation="nearest")
+    low = -max(slopes) * float(distances.max())
+    im = right.imshow(bias.numpy(), cmap="magma", vmin=low, vmax=0.0, interpolation="nearest")
     r, c = divmod(query, grid[1])
     right.add_patch(viz.square(c - 0.5, r - 0.5, 1))
     right.set(title=f"head {head}: bias -{slopes[head]:.3g} x distance", xticks=[], yticks=[])

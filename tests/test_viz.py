@@ -175,10 +175,31 @@ def test_offset_figures_and_locality():
     tables = torch.stack([near.reshape(5, 5), -near.reshape(5, 5)])
     loc = analysis.offset_locality(tables)
     assert loc[0] > 0.99 and loc[1] < -0.99
-    assert len(viz.head_tables(tables).axes) == 4  # two tables and their colour bars
-    assert len(viz.bias_maps(torch.randn(3, 9, 9), (3, 3), 4).axes) == 6
+    assert len(viz.head_tables(tables).axes) == 3  # two tables and one shared colour bar
+    assert len(viz.head_tables(torch.stack([tables, tables / 2])).axes) == 5  # a row per block
+    assert len(viz.bias_maps(torch.randn(3, 9, 9), (3, 3), 4).axes) == 4
+    fig = viz.offset_tables({"near": tables[0], "far": tables[1]})
+    assert [ax.get_title() for ax in fig.axes[:2]] == ["near", "far"] and len(fig.axes) == 4
     freqs = torch.randn(2, 2, 3, 4)
     assert len(viz.rope_frequencies(freqs, freqs * 1.1).axes) == 3
+
+
+def test_bias_and_offset_figures_put_every_head_on_one_colour_scale():
+    """A head whose bias barely changes must look flat beside one that changes a lot, not alike."""
+    from minivit.posenc import build
+
+    bias = build("alibi2d", dim=64, heads=4, depth=1, grid=(6, 6)).attn_bias((6, 6), 0)  # slopes 1/4 .. 1/256
+    fig = viz.bias_maps(bias, (6, 6), query=14)
+    limits = {im.get_clim() for ax in fig.axes[:4] for im in ax.images}
+    assert limits == {(float(bias[:, 14].min()), 0.0)}  # the steepest head's range, for every head
+    tables = torch.stack([torch.full((5, 5), 0.01), torch.linspace(-3, 3, 25).reshape(5, 5)])
+    fig = viz.head_tables(tables)
+    assert {ax.images[0].get_clim() for ax in fig.axes[:2]} == {(-3.0, 3.0)}
+    flat, steep = (widgets.alibi_view(heads=8, head=h, query=0, grid=(4, 4)) for h in (7, 0))
+    assert flat.axes[1].images[0].get_clim() == steep.axes[1].images[0].get_clim()
+    table = torch.stack([torch.full((7, 7), 0.1), torch.full((7, 7), 2.0)])
+    clim = widgets.relative_view(table, (4, 4), clip=3, head=0, query=0).axes[0].images[0].get_clim()
+    assert clim == (-2.0, 2.0)
 
 
 def _fake_sweep():
