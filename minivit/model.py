@@ -15,6 +15,7 @@ from torch import Tensor, nn
 from minivit import posenc
 from minivit.attention import Attention
 from minivit.config import ViTConfig, grid_of
+from minivit.devices import device_memory
 from minivit.posenc.base import Grid, PositionalEncoding
 
 
@@ -72,6 +73,7 @@ class ViT(nn.Module):
 
     def __init__(self, config: ViTConfig):
         super().__init__()
+        _check_weights_fit(config)
         self.config = config
         self.patch_embed = PatchEmbed(config.patch_size, config.in_channels, config.dim)
         self.cls_token = nn.Parameter(torch.zeros(1, 1, config.dim)) if config.pool == "cls" else None
@@ -141,6 +143,32 @@ class ViT(nn.Module):
             else:
                 decay.append(p)
         return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+def _check_weights_fit(config: ViTConfig) -> None:
+    """Raise a ValueError before allocating anything if the weights of a ViT with `config` alone need
+    more memory than the device it is built on has free (a model built on the meta device, which
+    allocates nothing, is not checked)."""
+    device = torch.empty(0).device  # where factory functions put tensors now
+    if device.type == "meta":
+        return
+    with torch.device("meta"):
+        model = ViT(config)
+    n = sum(p.numel() for p in model.parameters())
+    available = device_memory(device)
+    if available is None or 4 * n <= available:
+        return
+    own = sum(p.numel() for p in model.pos.parameters())
+    options = ", ".join(config.position_options)
+    advice = "lower dim or depth"
+    if own > n / 2:
+        advice = f"most are the {config.position} encoding's: use fewer tokens (image_size, patch_size)" + (
+            f" or other values of its options ({options})" if options else ""
+        )
+    raise ValueError(
+        f"a ViT of this config has {n:,} parameters: {4 * n / 1e9:.1f} GB of weights alone, more than the "
+        f"{available / 1e9:.1f} GB this machine has free; {advice}"
+    )
 
 
 def _init_weights(m: nn.Module) -> None:

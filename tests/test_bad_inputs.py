@@ -492,6 +492,12 @@ API_CASES = [
         ),
         r"this run needs about [\d.]+ GB of memory .* more than the [\d.]+ [GM]B this machine has free",
     ),
+    (
+        "model-weights-too-large",
+        lambda: ViT(ViTConfig(position="relative", position_options={"clip": 100000})),
+        r"has 160,001,703,821 parameters: 640\.0 GB of weights alone, more than the [\d.]+ GB this "
+        r"machine has free; most are the relative encoding's: .* other values of its options \(clip\)",
+    ),
     ("augment-crop-float", lambda: Augment(crop=1.5), r"crop=1.5 is not a whole number"),
     ("augment-mixup-nan", lambda: Augment(mixup=math.nan), r"mixup=nan is out of range"),
     ("augment-flip-text", lambda: Augment(flip="yes"), r"flip='yes' is not True or False"),
