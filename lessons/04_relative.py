@@ -86,8 +86,10 @@ assert (torch.diagonal(index) == k).all() and index[0, -1] == 2 * k and index[-1
 # position minus the key's. Swin attends only within $M \times M$ windows, so its table has
 # $(2M-1)^2$ entries per head; BEiT and `minivit` attend over the whole grid, so the "window" is the
 # grid. BEiT also learns three extra entries for the class token (class→patch, patch→class,
-# class→class); `minivit` gives the class token zero bias. We index the table by hand, with Swin's
-# flat index, and compare with `minivit`'s `relative` encoding.
+# class→class); `minivit` gives the class token zero bias. Wu et al. (2021, iRPE, arXiv 2107.14222)
+# compare the 2-D variants for ViTs: a number per offset as here, or a vector that interacts with
+# the query, with offsets that keep their direction or only their length. We index the table by
+# hand, with Swin's flat index, and compare with `minivit`'s `relative` encoding.
 
 # %%
 grid = (4, 5)
@@ -183,7 +185,9 @@ print(f"{steps} steps at lr {lr} with warmup and cosine decay: reach {reach:.2f}
 # %% [markdown]
 # At the model's own learning rate the table can only tilt attention ($e^{0.6} \approx 1.8$), not
 # focus it. Swin trains for hundreds of epochs; we give the table 10× the learning rate instead
-# (`position_lr_scale=10`). Exercise 1 asks what happens without it.
+# (`position_lr_scale=10`). Exercise 1 asks what happens without it. Keep the reach in mind wherever
+# the course compares encodings in short runs at one learning rate: there a bias table starts
+# handicapped.
 #
 # ## A trained table, head by head
 #
