@@ -4,6 +4,7 @@ nbval (the README's test command runs it on lessons/*.ipynb) re-executes every n
 checks catch a .py edited without its .ipynb, or a notebook committed from a partial run.
 """
 
+import re
 from pathlib import Path
 
 import jupytext
@@ -131,3 +132,44 @@ def test_repoint_moves_every_badge_install_cell_and_the_constant(tmp_path):
     assert jupytext.read(tmp_path / LESSONS[0].with_suffix(".ipynb").name).cells  # still a notebook
     with pytest.raises(ValueError, match=r"'not a repo' is not OWNER/NAME"):
         lesson.repoint("not a repo", tmp_path, source)
+
+
+CLAIMS_HEADING = "## Claims index"
+
+
+def claims_index(py: Path) -> list[tuple[str, list[str], str]]:
+    """The rows of a lesson's claims index: (claim, the assert snippets it names, what makes them fail).
+
+    The index is a markdown cell headed "## Claims index" holding a three-column table; each snippet
+    in the middle column is written in backticks, and a `|` inside one is escaped as `\\|`."""
+    cells = [c for c in jupytext.read(py).cells if c.cell_type == "markdown" and CLAIMS_HEADING in c.source]
+    assert len(cells) == 1, f"{py.name}: {len(cells)} markdown cells headed {CLAIMS_HEADING!r}, want 1"
+    rows = []
+    for line in cells[0].source.split(CLAIMS_HEADING, 1)[1].splitlines():
+        line = line.strip()
+        if not line.startswith("|") or set(line) <= set("|-: "):
+            continue
+        parts = [p.replace("\\|", "|").strip() for p in re.split(r"(?<!\\)\|", line.strip("|"))]
+        assert len(parts) == 3, f"{py.name}: claims-index row {line!r} has {len(parts)} columns, want 3"
+        rows.append((parts[0], re.findall(r"`([^`]+)`", parts[1]), parts[2]))
+    return rows[1:]  # the first row is the header
+
+
+@pytest.mark.parametrize("py", LESSONS, ids=lambda p: p.stem)
+def test_claims_index_names_asserts_that_exist(py):
+    """Every lesson ends with a claims index; each row names asserts that are in the lesson's code,
+    so the index cannot drift from what is checked."""
+    cells = jupytext.read(py).cells
+    last = [c for c in cells if c.cell_type == "markdown"][-1]
+    assert CLAIMS_HEADING in last.source, f"{py.name}: the last markdown cell must be the {CLAIMS_HEADING!r}"
+    code = " ".join(" ".join(c.source.split()) for c in cells if c.cell_type == "code")
+    rows = claims_index(py)
+    assert rows, f"{py.name}: the claims index has no rows"
+    for claim, snippets, fails in rows:
+        assert claim and fails, f"{py.name}: a claims-index row lacks its claim or what makes it fail"
+        assert snippets, f"{py.name}: the claim {claim!r} names no assert (write it in backticks)"
+        for snippet in snippets:
+            assert "assert" in snippet, f"{py.name}: {snippet!r} (claim {claim!r}) is not an assert"
+            assert " ".join(snippet.split()) in code, (
+                f"{py.name}: the claims index names `{snippet}` (claim {claim!r}), which is not in its code"
+            )
