@@ -16,19 +16,25 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/minivit-course/minivit/blob/main/lessons/06_alibi.ipynb)
 #
-# ALiBi (Press et al. 2021) learns nothing and adds nothing to the tokens: it subtracts from every
-# attention score a penalty proportional to the distance between query and key, with a different
-# slope per head. Some heads look far, some only next door. For images the distance is measured on
-# the patch grid (Fuller et al. 2023). The bias is a formula of the grid, so any resolution works
-# as it is. But distance is all it knows, and this lesson shows what that leaves out.
+# ALiBi (Press et al. 2021, arXiv 2108.12409) learns nothing and adds nothing to the tokens: it
+# subtracts from every attention score a penalty proportional to the distance between query and
+# key, with a different slope per head. The slopes were chosen for texts of hundreds to thousands
+# of tokens; on a small grid of patches most heads hardly penalise anything, and we measure how
+# far each head looks. For images the distance is measured on the patch grid (Fuller
+# et al. 2023, CROMA, arXiv 2311.00566). The bias is a formula of the grid, so the model *runs* at
+# any resolution as it is. But distance is all it knows, and this lesson shows what that leaves out.
 #
 # **What you will learn**
 # - the slopes of Press et al., including the rule for a head count that is not a power of two;
-# - the symmetric 1-D bias an encoder needs, and the 2-D bias with Euclidean distance on the grid;
-# - why a model with ALiBi-2D and mean pooling cannot tell a scene from its mirror image;
-# - why nothing needs resampling at a new resolution.
+# - the symmetric 1-D bias, the simplest encoder form, and the 2-D bias with Euclidean distance on
+#   the grid;
+# - how far each head looks, measured as its mean attention distance, on a 14×14 grid and on the
+#   small grids trained here;
+# - why a model with ALiBi-2D and mean pooling cannot tell a scene from its mirror image, and what
+#   would keep the direction;
+# - why nothing needs resampling at a new resolution, and what that does not promise.
 #
-# Runs top to bottom in under a minute on a laptop CPU.
+# Runs top to bottom in about a minute on a laptop CPU.
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
@@ -50,7 +56,7 @@ import math
 import torch
 
 # %matplotlib inline
-from minivit import ViT, ViTConfig, lesson, viz, widgets
+from minivit import ViT, ViTConfig, analysis, lesson, viz, widgets
 from minivit.data import relation, shuffle_patches
 from minivit.evaluate import evaluate
 from minivit.posenc import alibi_slopes, build, grid_coords
@@ -84,10 +90,13 @@ assert alibi_slopes(6) == [0.25, 0.0625, 0.015625, 0.00390625, 0.5, 0.125]
 # %% [markdown]
 # ## 1-D and 2-D biases
 #
-# A language model's ALiBi only looks back. An encoder sees both ways, so the bias is symmetric:
-# $-m_h|i-j|$ on the raster index (`alibi1d`). On an image, the raster index puts the end of one row
-# next to the start of the following one, far apart on the picture. `alibi2d` uses the Euclidean
-# distance between the patches' (row, column) positions instead:
+# A language model's ALiBi only looks back (a causal mask hides the rest). An encoder sees both
+# ways; the simplest bias for it is symmetric, $-m_h|i-j|$ on the raster index (`alibi1d`), and it
+# is what `minivit` uses. (FlashAttention-2 takes these slopes directly, `alibi_slopes`, and adds
+# $-m_h|i-j|$ on the 1-D index itself, with no bias tensor; a 2-D distance still needs one.) On an
+# image, the raster index puts the end of one row next to the start of the following one, far apart
+# on the picture. `alibi2d` uses the Euclidean distance between the patches' (row, column)
+# positions instead:
 #
 # $$b_h(i, j) = -m_h\,\lVert p_i - p_j\rVert_2 .$$
 
@@ -104,7 +113,49 @@ for b in (b1, b2):
     torch.testing.assert_close(b, b.transpose(1, 2))  # symmetric
     assert (torch.diagonal(b, dim1=1, dim2=2) == 0).all()  # no penalty for attending to yourself
 print("patch (0, 5) and patch (1, 0):", f"1-D distance {idx[6] - idx[5]:.0f},", f"2-D distance {torch.dist(rc[5], rc[6]):.2f}")
-viz.bias_maps(b2, grid, query=14, title="alibi2d: bias from patch (2, 2), 4 heads")
+print("largest penalty from patch (2, 2), per head:", " ".join(f"{v:.3f}" for v in (-b2[:, 14].min(-1).values).tolist()))
+viz.bias_maps(b2, grid, query=14, title="alibi2d: bias from patch (2, 2), 4 heads, one colour scale")
+
+# %% [markdown]
+# On one colour scale, heads 2 and 3 are flat: with slopes $\tfrac1{64}$ and $\tfrac1{256}$, the
+# farthest patch from (2, 2) costs them 0.066 and 0.017. Press et al. chose the slopes for texts of
+# hundreds to thousands of tokens, where even $\tfrac1{256}$ adds up over the distance. How far does each
+# head actually look? The bias alone gives a query the attention $\mathrm{softmax}(b_h)$ over the
+# keys; its mean attention distance (Dosovitskiy et al. 2021, Fig. 7;
+# `analysis.mean_attention_distance`) says how far that is, against the grid's mean distance for a
+# head that attends uniformly. We take a ViT-B/16 at 224 px (a 14×14 grid, 12 heads) and the 3×3
+# grid with 2 heads that this lesson trains below.
+
+# %%
+def prior_distance(grid, heads):
+    """Mean attention distance (patches) of softmax(bias) for each ALiBi-2D head: [H]."""
+    bias = build("alibi2d", dim=8 * heads, heads=heads, depth=1, grid=grid).attn_bias(grid, 0)
+    return analysis.mean_attention_distance(bias.softmax(-1)[None], grid)
+
+
+far = {}
+for grid_, heads in (((14, 14), 12), ((3, 3), 2)):
+    far[grid_] = prior_distance(grid_, heads)
+    uniform = analysis.grid_distances(grid_).mean().item()
+    print(f"{grid_[0]}x{grid_[1]} grid, {heads} heads (slopes {max(alibi_slopes(heads)):.3g} .. {min(alibi_slopes(heads)):.3g}):",
+          "mean attention distance", " ".join(f"{v:.2f}" for v in far[grid_].tolist()), f"(uniform: {uniform:.2f})")
+uniform_14, uniform_3 = (analysis.grid_distances(g_).mean().item() for g_ in ((14, 14), (3, 3)))
+largest_3 = build("alibi2d", dim=16, heads=2, depth=1, grid=(3, 3)).attn_bias((3, 3), 0).abs().max().item()
+print(f"3x3 grid, 2 heads: largest penalty {largest_3:.2f}, a factor e^{largest_3:.2f} = {math.exp(largest_3):.2f} on a weight")
+assert abs(largest_3 - math.sqrt(8) / 16) < 1e-6  # the corner-to-corner distance at the steeper slope, 1/16
+assert 2 < far[(14, 14)].min() < 0.4 * uniform_14, "on 14x14 the steepest head looks a few patches away, not next door"
+assert far[(14, 14)].max() > 0.95 * uniform_14, "and the shallowest almost uniformly"
+assert (far[(3, 3)] > 0.95 * uniform_3).all(), "on 3x3 with 2 heads, both heads are nearly uniform"
+
+# %% [markdown]
+# On a 14×14 grid the heads do spread out, from 2.3 patches for the steepest (slope 0.71) to
+# almost uniform for the shallowest. None looks only next door: even at slope 0.71 the far rings,
+# which hold more patches, keep much of the weight. On the 3×3 grid with 2 heads (slopes $\tfrac1{16}$ and
+# $\tfrac1{256}$), the largest penalty is 0.18, which changes an attention weight by at most 20%
+# against another: the bias alone leaves both heads attending almost uniformly (1.42 and 1.45
+# patches against 1.45), so in the `alibi2d` model we train below the bias hardly moves attention
+# unless the queries and keys make it count. Rescaling the slopes to the grid, or accepting that
+# most heads are inert, is a choice every small-grid use of ALiBi makes (exercise 4).
 
 # %% [markdown]
 # ## What distance cannot tell
@@ -113,7 +164,8 @@ viz.bias_maps(b2, grid, query=14, title="alibi2d: bias from patch (2, 2), 4 head
 # does too. Patch embedding, the MLP and mean pooling do not care where a token is; attention sees
 # position only through the bias. So a model with `alibi2d` and mean pooling gives *exactly* the same
 # answer for an image and for the image with its patches mirrored (or rotated by 90°). With an
-# encoding that knows directions (`rope-axial`), the answer changes.
+# encoding that knows directions (`rope-axial`), the answer changes. (In CROMA's setting, overhead
+# satellite images with no up or left, that invariance can be what one wants.)
 
 # %% tags=["nbval-ignore-output"]
 mirror = torch.arange(36).reshape(6, 6).flip(1).reshape(-1)  # patch (r, c) <- patch (r, 5 - c)
@@ -156,11 +208,32 @@ assert accuracy["rope-axial"] > 0.4 and accuracy["rope-axial"] > accuracy["alibi
 print("alibi2d near chance (0.25); rope-axial well above it")
 
 # %% [markdown]
+# The blindness comes from the symmetric form, not from encoders: a bias whose slope differs for
+# keys to the left and to the right of the query (separate slopes, or separate heads, for each
+# direction) changes under the mirror, so a model built on it is no longer forced to answer a scene
+# and its mirror image alike.
+
+# %%
+right = (rc[None, :, 1] > rc[:, None, 1]).float()  # (N, N): 1 where the key is right of the query
+left = right.transpose(0, 1)  # 1 where the key is left of the query
+dist = torch.cdist(rc, rc)
+b_directed = -m * dist * (1 + right)  # per head: slope m to the left, 2m to the right
+mirrored = b_directed[:, mirror][:, :, mirror]
+torch.testing.assert_close(mirrored, -m * dist * (1 + left))  # the mirror swaps the two slopes
+directed_change = (mirrored - b_directed).abs().max().item()
+print(f"a bias with its own slope to the right: mirroring changes it by up to {directed_change:.2f}")
+assert math.isclose(directed_change, alibi_slopes(4)[0] * math.sqrt(50), rel_tol=1e-5), "steepest slope at corner-to-corner distance"
+
+# %% [markdown]
 # ## Any resolution, nothing to resample
 #
 # A learned table (lesson 03) has one entry per trained position and must be resampled for a new
 # grid. ALiBi's bias is a formula of the grid: at 48 px (a 6×6 grid of 8 px patches instead of 3×3)
-# it is recomputed from the new distances, with the same slopes, and the model runs with no change. The slopes were never trained, so they cannot have overfitted to a size.
+# it is recomputed from the new distances, with the same slopes, and the model runs with no change.
+# That is all this section shows: the model *runs*. Whether it still *works* is another question:
+# the slopes were never trained, but the rest of the network was, against the distances of one
+# grid (and this model is at chance on its own grid, so its accuracy elsewhere would say nothing).
+# Lesson 08 measures accuracy at other sizes, and there ALiBi-2D is among the weakest encodings.
 
 # %%
 model = trained["alibi2d"]
@@ -176,7 +249,8 @@ print("at 16, 24 and 48 px: the bias is recomputed for the grid, and the model r
 # ## Try it: heads, head, query
 #
 # Left: the slopes for the chosen number of heads (the chosen head in orange). Right: that head's
-# bias from the query patch to every patch. Steep heads only look next door, shallow ones far away.
+# bias from the query patch to every patch, on the colour scale of the steepest head, so that a
+# shallow head looks as flat as it is on this 8×8 grid.
 
 # %% tags=["nbval-ignore-output"]
 widgets.alibi_explorer(grid=(8, 8))
@@ -185,13 +259,16 @@ widgets.alibi_explorer(grid=(8, 8))
 # ## What we covered
 #
 # - ALiBi subtracts slope × distance from every attention score; the slopes are a fixed geometric
-#   sequence per head (with Press et al.'s rule for other head counts), so some heads look near and
-#   some far.
-# - An encoder needs the symmetric bias; on images, Euclidean distance on the grid (`alibi2d`)
-#   respects the picture's geometry where the raster index does not.
-# - Distance is blind to direction: with mean pooling, mirrored or rotated patch layouts give exactly
-#   the same answer, and a task about left and right stays at chance.
-# - The bias is recomputed for any grid; nothing is resampled.
+#   sequence per head (with Press et al.'s rule for other head counts). On a 14×14 grid the heads'
+#   mean attention distances range from about 2 patches to nearly uniform; on a 3×3 grid with 2
+#   heads both are nearly uniform.
+# - The symmetric bias is the simplest encoder form; on images, Euclidean distance on the grid
+#   (`alibi2d`) respects the picture's geometry where the raster index does not.
+# - Symmetric distance is blind to direction: with mean pooling, mirrored or rotated patch layouts
+#   give exactly the same answer, and a task about left and right stays at chance. The cause is the
+#   symmetry, not the encoder: with a slope per direction the bias changes under the mirror.
+# - The bias is recomputed for any grid, so the model runs at any size; how well it does there is
+#   lesson 08's question.
 #
 # ## Exercises
 #
@@ -201,5 +278,32 @@ widgets.alibi_explorer(grid=(8, 8))
 #    each part provide?
 # 3. Train `alibi2d` on `which_shape` (content only) at 24 px and evaluate at 16, 24 and 48 px. Compare
 #    with `learned`.
-# 4. Press et al. chose slopes so that the heads cover many scales. Make all heads use the steepest
-#    slope. What happens to the mean attention distance?
+# 4. Press et al. chose slopes so that the heads cover many scales of a long text. Scale the slopes
+#    of the 3×3, 2-head model by 16 (`model.pos.slopes *= 16` on a fresh model: the bias is cached
+#    per grid once it has run) and measure each head's mean attention distance as above. Does the
+#    model now beat chance on the relation task? Think of the mirror argument first.
+
+# %% [markdown]
+# ## Claims index
+#
+# | claim | assert | fails when |
+# |---|---|---|
+# | `minivit`'s slopes follow Press et al.'s rule, other head counts included | `assert all(math.isclose(a, b) for a, b in zip(alibi_slopes(heads), slopes_by_hand(heads)))` | the rule for other head counts takes the first slopes of the next power of two instead of every other one |
+# | 8 heads: $\tfrac12, \tfrac14, \dots, \tfrac1{256}$ | `assert alibi_slopes(8) == [1 / 2**k for k in range(1, 9)]` | the sequence starts at $2^0$ |
+# | 12 heads add $2^{-1/2}, 2^{-3/2}, \dots$ | `assert [round(m, 4) for m in alibi_slopes(12)[8:]] == [0.7071, 0.3536, 0.1768, 0.0884]` | the extra heads take consecutive slopes of 16 heads |
+# | 6 heads: the 4-head slopes, then two of the 8-head ones | `assert alibi_slopes(6) == [0.25, 0.0625, 0.015625, 0.00390625, 0.5, 0.125]` | the slopes are $2^{-8h/6}$ as if 6 were a power of two |
+# | `alibi1d` is $-m_h\lvert i-j\rvert$ on the raster index | `torch.testing.assert_close(b1, -m * (idx[:, None] - idx[None, :]).abs())` | the bias is causal (one-sided) |
+# | `alibi2d` is $-m_h$ × Euclidean distance on the grid | `torch.testing.assert_close(b2, -m * torch.cdist(rc, rc))` | the distance is taken on the raster index |
+# | both biases are symmetric, with no penalty for a token's own position | `torch.testing.assert_close(b, b.transpose(1, 2))`, `assert (torch.diagonal(b, dim1=1, dim2=2) == 0).all()` | a slope per direction (see below) |
+# | on a 14×14 grid with 12 heads, the steepest head looks a few patches away, not only next door | `assert 2 < far[(14, 14)].min() < 0.4 * uniform_14, "on 14x14 the steepest head looks a few patches away, not next door"` | every head has the shallowest slope (0.99 of uniform), or the slopes are scaled by 16 (0.00 patches) |
+# | and the shallowest head almost uniformly | `assert far[(14, 14)].max() > 0.95 * uniform_14, "and the shallowest almost uniformly"` | every head has the steepest slope (0.32 of uniform) |
+# | on the 3×3 grid with 2 heads, both heads are nearly uniform | `assert (far[(3, 3)] > 0.95 * uniform_3).all(), "on 3x3 with 2 heads, both heads are nearly uniform"` | the slopes are scaled by 16 (the steeper head at 0.60 of uniform) |
+# | on 3×3 with 2 heads the largest penalty is $\sqrt8/16 \approx 0.18$ | `assert abs(largest_3 - math.sqrt(8) / 16) < 1e-6` | another slope or grid (4 heads: 0.71) |
+# | mirroring or turning the grid leaves the 2-D bias unchanged | `torch.testing.assert_close(b2[:, mirror][:, :, mirror], b2)`, `torch.testing.assert_close(b2[:, rotate][:, :, rotate], b2)` | the bias is `alibi1d`'s (raster distance) |
+# | so an `alibi2d` model with mean pooling answers mirrored and turned scenes alike; `rope-axial` does not | `assert (change < 1e-4) == (position == "alibi2d")` | the model uses `alibi1d` |
+# | trained on the relation task, `alibi2d` stays at chance | `assert accuracy["alibi2d"] < 0.35, "distance alone cannot tell left from right: chance is 0.25"` | the encoding knows direction (`rope-axial` in its place) |
+# | `rope-axial` gets well above chance, and above `alibi2d` | `assert accuracy["rope-axial"] > 0.4 and accuracy["rope-axial"] > accuracy["alibi2d"] + 0.15` | `rope-axial` is replaced by a direction-blind encoding |
+# | with a slope per direction, the mirror swaps the two slopes | `torch.testing.assert_close(mirrored, -m * dist * (1 + left))` | the bias is symmetric (the mirror leaves it as it is) |
+# | so the directed bias changes under the mirror, by up to slope × corner-to-corner distance | `assert math.isclose(directed_change, alibi_slopes(4)[0] * math.sqrt(50), rel_tol=1e-5), "steepest slope at corner-to-corner distance"` | the two slopes are equal (change 0) |
+# | at a new grid the bias is the same formula of the new distances | `torch.testing.assert_close(model.pos.attn_bias(g, 0), -model.pos.slopes[:, None, None] * torch.cdist(rc, rc))` | the bias is carried over from the trained grid |
+# | the model runs at 16, 24 and 48 px (runs: not works) | `assert out.shape == (4, 4) and torch.isfinite(out).all()` | the model cannot run at that size (an error is raised before the assert) |
