@@ -137,7 +137,9 @@ viz.resolution_sweep({"live run, 1 seed": (live, setting.train_size)})
 
 # %% [markdown]
 # What the live run shows, checked below. Two encodings learn the task at 24 px, the 2-D sinusoid
-# and RoPE-mixed, and both lose most of it at every other size. `none` and ALiBi-2D stay near
+# and RoPE-mixed, and at every other size both keep less than half of what they had above chance
+# (0.25). (`rope-mixed-interp`, the same weights with position interpolation, can keep more on
+# this zoom; the recorded sweep below measures that over seeds.) `none` and ALiBi-2D stay near
 # chance (0.25) at every size; for ALiBi-2D a section below proves it must. The learned table has
 # not learned the task in 600 steps (nor in the recorded sweep's 1,000): its resampling below is
 # shown as a procedure, not as a success.
@@ -151,8 +153,8 @@ at_24 = {v: s["mean"][setting.test_sizes.index(24)] for v, s in live.items()}
 learned_it = [v for v in live if at_24[v] > 0.6]
 print("learned the task at 24 px:", learned_it)
 assert {"sincos2d", "rope-mixed"} <= set(learned_it) and at_24["learned"] < 0.6
-for v in learned_it:  # each loses more than 0.3 at every other size
-    assert max(m for size, m in zip(setting.test_sizes, live[v]["mean"]) if size != 24) < at_24[v] - 0.3, v
+for v in ("sincos2d", "rope-mixed"):  # less than half of what it had above chance, at every other size
+    assert max(m for size, m in zip(setting.test_sizes, live[v]["mean"]) if size != 24) - 0.25 < (at_24[v] - 0.25) / 2, v
 assert all(max(live[v]["mean"]) < 0.35 for v in ("none", "alibi2d"))  # near chance at every size
 
 # %% [markdown]
@@ -257,8 +259,8 @@ torch.testing.assert_close(bias[:, mirror][:, :, mirror], bias)  # the bias itse
 # The usual answer to a new size is a short fine-tune there, every weight at one small learning
 # rate: ViT and DeiT fine-tune at a higher resolution this way (DeiT at 384 px), after resampling
 # the table. More steps are also more training, whatever the size, so a fine-tune needs a control:
-# the same steps at the training size. We take RoPE-mixed, which learned the task, and give it 30
-# steps on its training scenes resized (bilinearly) to 48 px, or 30 steps on the same scenes at
+# the same steps at the training size. We take RoPE-mixed, which learned the task, and give it 100
+# steps on its training scenes resized (bilinearly) to 48 px, or 100 steps on the same scenes at
 # 24 px; each is tested on the held-out scenes, drawn at both sizes. (The learned table
 # would be the obvious candidate, but it never learned the task, so steps at any size would mostly
 # give it the training it lacked: exercise 2.)
@@ -268,22 +270,24 @@ rope = models["rope-mixed"]
 images, answers = task.train.tensors[:2]
 train_48 = TensorDataset(F.interpolate(images, size=48, mode="bilinear", align_corners=False), answers)
 runs = {
-    "+30 steps at 48 px": resolution.finetune(rope, train_48, steps=30),
-    "+30 steps at 24 px": resolution.finetune(rope, task.train, steps=30),  # the control
+    "+100 steps at 48 px": resolution.finetune(rope, train_48, steps=100),
+    "+100 steps at 24 px": resolution.finetune(rope, task.train, steps=100),  # the control
 }
 acc = {"trained at 24 px": (at_24["rope-mixed"], live["rope-mixed"]["mean"][setting.test_sizes.index(48)])}  # live run
 acc |= {name: (evaluate(m, same_scenes[24]), evaluate(m, same_scenes[48])) for name, m in runs.items()}
 for name, (a24, a48) in acc.items():
-    print(f"{name:>18}: {a24:.3f} at 24 px, {a48:.3f} at 48 px")
-tuned_48, control_48 = acc["+30 steps at 48 px"][1], acc["+30 steps at 24 px"][1]
-assert tuned_48 > control_48 + 0.04  # the size, not the extra steps
+    print(f"{name:>19}: {a24:.3f} at 24 px, {a48:.3f} at 48 px")
+tuned_48, control_48 = acc["+100 steps at 48 px"][1], acc["+100 steps at 24 px"][1]
+assert tuned_48 > control_48 + 0.05  # the size, not the extra steps
 
 # %% [markdown]
-# Thirty steps at 48 px win back more at 48 px than thirty steps at 24 px do: that difference is
-# the new size's doing, not more training's. (The control may gain a little at 48 px too, and the
-# tuned model may lose some at 24 px; by how much varies with the seed.) It is a part, not all,
-# of what the zoom cost: at 48 px the model has to read patches that hold pieces of shapes, which
-# thirty steps do not teach it.
+# A hundred steps at 48 px win back more at 48 px than a hundred steps at 24 px do (in seeds 0 to 3
+# by 0.11 to 0.24): that difference is the new size's doing, not more training's. The control
+# barely moves at 48 px. The price is paid at 24 px, where the model fine-tuned at 48 px loses
+# accuracy (by how much varies with the seed): it adapts to the new size and away from the old one.
+# It wins back a part, not all, of what the zoom cost: at 48 px the model has to read patches that
+# hold pieces of shapes, which a hundred steps do not teach it. (With 30 or 60 steps the gap over
+# the control was within noise in one seed of three, so the lesson takes 100.)
 
 # %% [markdown]
 # ## The recorded sweep: a larger canvas, a zoom, and scale augmentation
@@ -491,7 +495,8 @@ widgets.resolution_explorer(shown, task.at_size, setting.test_sizes, train_size=
 #   (to 2.5 here, past the trained 2). NTK-aware scaling and YaRN interpolate some frequencies and
 #   not others.
 # - A short fine-tune at the new size wins back more accuracy there than the same steps at the
-#   training size do: a control with the same steps is what tells adaptation from more training.
+#   training size do, and costs accuracy at the training size: a control with the same steps is
+#   what tells adaptation from more training.
 # - A larger image is either a zoom or a larger canvas. On a larger canvas, encodings that measure
 #   offsets in patches (RoPE, a relative table with its offsets kept) carry over and anything that
 #   stretches positions over the new grid (a resampled table, a resized relative table, position
@@ -504,7 +509,7 @@ widgets.resolution_explorer(shown, task.at_size, setting.test_sizes, train_size=
 #
 # 1. Train `learned` with `position_options={"antialias": True}` and compare at 16 px, where the
 #    two resizes differ most.
-# 2. Fine-tune `learned` at 48 px (`resolution.finetune(learned, train_48, steps=30)`) next to the
+# 2. Fine-tune `learned` at 48 px (`resolution.finetune(learned, train_48, steps=100)`) next to the
 #    same steps at 24 px, as done for RoPE-mixed above. Its table never learned the task: how much of
 #    what it gains at 48 px does the control gain too? Then give its table a tenth of the rate
 #    (`position_lr_scale=0.1`): does it matter?
@@ -521,12 +526,12 @@ widgets.resolution_explorer(shown, task.at_size, setting.test_sizes, train_size=
 # |---|---|---|
 # | each size draws the same scenes with the same answers | `assert all(torch.equal(d.tensors[1], same_scenes[24].tensors[1]) for d in same_scenes.values())` | a size draws other scenes |
 # | a larger canvas keeps 8 px a cell, a zoom does not | `assert px_per_cell["canvas"] == px_per_cell["trained"] == 8 < px_per_cell["zoom"]` | the canvas is drawn at another scale |
-# | live: the sinusoid and RoPE-mixed learn the task at 24 px, the learned table does not; each that learned loses more than 0.3 at every other size; `none` and ALiBi-2D stay near chance | `assert {"sincos2d", "rope-mixed"} <= set(learned_it) and at_24["learned"] < 0.6` `assert max(m for size, m in zip(setting.test_sizes, live[v]["mean"]) if size != 24) < at_24[v] - 0.3, v` `assert all(max(live[v]["mean"]) < 0.35 for v in ("none", "alibi2d"))` | a model keeps its accuracy on the zoom, the learned table learns the task, or `none` or ALiBi-2D beats chance |
+# | live: the sinusoid and RoPE-mixed learn the task at 24 px, the learned table does not; at every other size each keeps less than half of what it had above chance; `none` and ALiBi-2D stay near chance | `assert {"sincos2d", "rope-mixed"} <= set(learned_it) and at_24["learned"] < 0.6` `assert max(m for size, m in zip(setting.test_sizes, live[v]["mean"]) if size != 24) - 0.25 < (at_24[v] - 0.25) / 2, v` `assert all(max(live[v]["mean"]) < 0.35 for v in ("none", "alibi2d"))` | a model keeps its accuracy on the zoom, the learned table learns the task, or `none` or ALiBi-2D beats chance |
 # | resampling by hand (reshape, bicubic resize, flatten) is what `resample` and the model do | `torch.testing.assert_close(by_hand, resample(table, old_grid, new_grid))` `torch.testing.assert_close(by_hand, learned.pos.table_for(new_grid))` | the package resizes another way (e.g. linear, or with antialias) |
 # | a recomputed encoding at 6×6 holds the 3×3 one in its corner | `torch.testing.assert_close(table_6.view(6, 6, 64)[:3, :3].reshape(9, 64), table_3)` | the encoding depends on the grid size (e.g. normalized coordinates) |
 # | position interpolation scales 0-5 down to 0-2.5, past the trained 2 | `assert interp.positions((6, 6)).max() <= 2.5 < plain.positions((6, 6)).max()` `assert interp.positions((6, 6)).max() == 2.5 > plain.positions((3, 3)).max()` | the scale is (L−1)/(L′−1) (the last row at 2.0), or no interpolation |
 # | Press's slopes for 4 heads; ALiBi-2D gives mirrored scenes exactly its answers to the originals, and its bias is mirror-symmetric; RoPE-mixed answers them as mirrored | `assert alibi_slopes(4) == [1 / 4, 1 / 16, 1 / 64, 1 / 256]` `torch.testing.assert_close(alibi_model(mirrored), alibi_model(scenes), atol=1e-5, rtol=1e-5)` `torch.testing.assert_close(bias[:, mirror][:, :, mirror], bias)` `assert rope_on_mirrored > 0.6` | a bias that keeps direction (e.g. signed offsets), or RoPE-mixed blind to the mirror (it then scores about 0.5) |
-# | 30 steps at 48 px win more at 48 px than the same 30 steps at 24 px | `assert tuned_48 > control_48 + 0.04` | the gain is only more training (the control then gains as much) |
+# | 100 steps at 48 px win more at 48 px than the same 100 steps at 24 px | `assert tuned_48 > control_48 + 0.05` | the gain is only more training (the control then gains as much) |
 # | larger canvas: RoPE and the relative table with its offsets kept beat the resampled table, which is at chance from 40 px; interpolation and the resized relative table stretch like resampling; all learn the 4×4 canvas, all are near chance at 8×8 | `assert beats("distance", "rope-mixed", "learned", size)` `assert beats("distance", "relative-clamp", "learned", size)` `assert at("distance", "learned", size)[0] < 0.4` `assert beats("distance", "rope-axial", "learned", 40)` `assert beats("distance", "rope-mixed", "rope-mixed-interp", 40)` `assert mean_above("distance", "relative-clamp") > mean_above("distance", "relative") + 0.15` `assert all(at("distance", v, 48)[0] < 0.4 for v in ("relative", "rope-mixed-interp"))` `assert all(at("distance", v, 32)[0] > 0.99 for v in ("learned", "sincos2d", "relative", "rope-axial", "rope-mixed"))` `assert max(at("distance", v, 64)[0] for v in summary["distance"]) < 0.55` | the recorded sweep orders the encodings otherwise |
 # | ALiBi-2D: one slope of 4 varies by more than 0.5 on a 4×4 grid; chance and last on the relation task, near the bottom elsewhere, one distance seed of three learned | `assert sum(r > 0.5 for r in spread) == 1` `assert max(at("relation", "alibi2d", size)[0] for size in summary["relation"]["alibi2d"]["sizes"]) < 0.3` `assert orders["relation"][-1] == "alibi2d"` `assert "alibi2d" in orders["distance"][-3:] and "alibi2d" in orders["mnist-scale-aug"][-3:]` `assert 3 <= orders["mnist"].index("alibi2d") <= 6` `assert sum(a > 0.95 for a in alibi_distance) == 1 and sum(a < 0.4 for a in alibi_distance) == 2` | steeper slopes, or a recorded sweep where ALiBi-2D learns |
 # | zoom: without scale augmentation every model that learned drops by more than 0.3; the learned table does not learn the relation task; on digits the resampled table keeps most; with it RoPE beats the table above 28 px and stays nearly flat to 35 px, at a price at 28 px; the relation crops cut the answer away; interpolation helps RoPE-mixed on every zoom | `assert max(m for size, m in zip(r["sizes"], r["mean"]) if size != s["train_size"]) < at_train - 0.3, variant` `assert resolution.order_above(summary["mnist"], 28)[:2] == ["learned-antialias", "learned"]` `assert at("relation", "learned", 24)[0] < 0.6` `assert beats("mnist-scale-aug", variant, "learned", size), (variant, size)` `assert at("mnist-scale-aug", variant, 28)[0] - at("mnist-scale-aug", variant, 35)[0] < 0.06` `assert mean_above("mnist-scale-aug", variant) > mean_above("mnist", variant) + 0.2` `assert at("mnist-scale-aug", variant, 28)[0] < at("mnist", variant, 28)[0]` `assert max(at("relation-scale-aug", v, 24)[0] for v in summary["relation-scale-aug"]) < 0.55` `assert mean_above(name, "rope-mixed-interp") > mean_above(name, "rope-mixed")` | the recorded sweep orders the encodings otherwise |
