@@ -1,9 +1,9 @@
 """One model, many resolutions: train each encoding at one image size, test it from half to double
-that size without fine-tuning (and, for the learned table, with a short one).
+that size without fine-tuning (and with a short one, `finetune`).
 
 At a new size the patch grid changes. A learned table is resampled (bicubic on the grid, with or
 without antialias), a relative-bias table resized; sinusoidal, RoPE and ALiBi are recomputed for the
-new grid, RoPE optionally with position interpolation (positions scaled into the trained range).
+new grid, RoPE optionally with position interpolation (positions scaled by old grid / new grid).
 
     python -m minivit.experiments.resolution --seeds 3 --out minivit/experiments/recorded/resolution.json
 
@@ -292,12 +292,13 @@ def finetune(
     *,
     steps: int = 100,
     lr: float = 5e-4,
-    position_lr_scale: float = 0.1,
+    position_lr_scale: float = 1.0,
     seed: int = 0,
     progress: bool = False,
 ) -> ViT:
-    """A short fine-tune at a new size: a copy of `model` built for the new grid (its table
-    resampled) trained on `data`, the position parameters at `position_lr_scale` times the rate."""
+    """A short fine-tune at a new size: a copy of `model` built for the new grid (a learned table
+    resampled) trained on `data`, every weight at one learning rate as in ViT's and DeiT's
+    fine-tunes at a higher resolution (`position_lr_scale` sets the position parameters apart)."""
     size = data.tensors[0].shape[-1]
     grid = (size // model.config.patch_size,) * 2
     tuned = ViT(model.config.with_(image_size=size))
