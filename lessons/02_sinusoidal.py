@@ -323,7 +323,7 @@ widgets.sincos_explorer(grid=(8, 8))
 # | a shift by k is one rotation R_k for every position | `torch.testing.assert_close(pe[k_:], pe[:-k_] @ shift(k_).T)` | R_k rotates the other way (signs of the sines swapped) |
 # | PE·PE is even in the offset: left and right look alike | `torch.testing.assert_close(closed_form, closed_form.flip(0))` | the score has a sine part, e.g. PE(p)ᵀ R_1 PE(q) |
 # | an M that mixes sine and cosine tells left from right | `assert best == -1` | M = I: the best key is the query itself (0) |
-# | added to the content, the encoding makes attention scores absolute | `assert diagonal_spread(added) > 0.4 * (added.max() - added.min()).item()` | queries and keys are rotated instead (spread 1e-15) |
+# | added to the content, the encoding makes attention scores absolute | `assert diagonal_spread(added) > 0.4 * (added.max() - added.min()).item()` | queries and keys are rotated instead (spread below 1e-14) |
 # | rotating queries and keys makes them relative, for any weights | `assert diagonal_spread(rotated) < 1e-9 * (rotated.max() - rotated.min()).item()` | only the query is rotated (the key stays put) |
 # | MAE's 2-D table is minivit's with the channels reordered | `torch.testing.assert_close(mae, table[:, perm], atol=1e-6, rtol=0)` `torch.testing.assert_close(mae @ mae.T, table @ table.T, atol=1e-5, rtol=0)` | MAE's table is built with the row first (the first assert), or with other frequencies, e.g. base^(−2i/half) (both) |
 # | the 2-D dot product depends only on (Δr, Δc) | `assert all(max(v) - min(v) < 1e-5 for v in by_offset.values())` | the table's rows are shuffled (the 1-D encoding of the raster index still passes: its offset r·g_w + c is a function of (Δr, Δc)) |

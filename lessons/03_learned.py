@@ -165,10 +165,11 @@ for name in models:
 # What the printout says, start by start:
 #
 # - **1.0**: the random vectors are already far apart, so each position can be recognised by its
-#   own vector. This model fits the task on every seed we tried, and far faster than 0.02. Its table
-#   keeps no 2-D layout (structure ≈ 0 before and after). Training does move it, and measured on
-#   $\Delta$ alone it groups positions by cell as the others do, but $\Delta$ is a few percent of the
-#   random start, so none of that shows in the table the model uses.
+#   own vector. This model fits the task, far faster than 0.02 (asserted below; the tests run the
+#   lesson with seeds 0, 1 and 2). Its table keeps no 2-D layout (structure ≈ 0 before and after).
+#   Training does move it, and measured on $\Delta$ alone it groups positions by cell too, though
+#   more weakly than the other two (compare the cell scores above), and $\Delta$ is a few percent of
+#   the random start, so none of that shows in the table the model uses.
 # - **0.02**: the table starts random and small, and by the end $\Delta$ is larger than the start.
 #   It ends with more 2-D structure than the σ = 1 table, but 300 steps are not enough to fit the
 #   task.
@@ -328,7 +329,7 @@ widgets.learned_explorer(snapshots, grid)
 # | the σ = 1 table keeps no layout | `assert abs(structure["1.0"][-1]) < 0.06` | the 0.02 table is measured instead |
 # | what training adds to it is small beside its start, and outgrows the 0.02 start | `assert delta_norm["1.0"] < 0.1 * table_norms["1.0"]` `assert delta_norm["0.02"] > table_norms["0.02"]` | the two starts swap (σ = 1 for the 0.02 model and back) |
 # | the 0.02 table acquires more 2-D structure than the σ = 1 one | `assert structure["0.02"][-1] > structure["1.0"][-1] + 0.05` | the 0.02 model gets the σ = 1 start |
-# | what training adds groups positions by cell, in every table | `assert cell_delta["zeros"] > 0.15 and cell_delta["0.02"] > 0.15` `assert cell_delta["1.0"] > 0.05` | the labels are shuffled |
+# | what training adds groups positions by cell, in every table | `assert cell_delta["zeros"] > 0.15 and cell_delta["0.02"] > 0.15` `assert cell_delta["1.0"] > 0.05` | the labels are shuffled (run below for the zero table, `cell_shuffled`; the σ = 1 table has no shuffled control here) |
 # | because the labels are tied to where the shape is | `assert abs(cell_shuffled) < 0.05` | the labels are not shuffled |
 # | resampling to the same grid changes nothing | `torch.testing.assert_close(resample(table, grid, grid), table, atol=1e-6, rtol=0)` | the table goes through another size and back (6×6 → 9×9 → 6×6) |
 # | PyTorch's bicubic has a = −0.75, its antialiased one a = −0.5, even when enlarging | `torch.testing.assert_close(plain, keys_cubic(x_new - 6, -0.75))` `torch.testing.assert_close(smooth, keys_cubic(x_new - 6, -0.5))` | the two values of a swap |

@@ -170,8 +170,8 @@ assert torch.equal(ramps["clamp"].attn_bias(small, 0), trained_entries)
 #
 # ## How fast can a table learn?
 #
-# Adam moves every parameter by about the learning rate per step at most, whatever the size of its
-# gradient (Kingma & Ba 2015, arXiv 1412.6980, §2.1). So over a run an entry of the table can move
+# Adam moves every parameter by about the learning rate per step, whatever the size of its gradient
+# (at most about 3.2 times the rate with the default betas: Kingma & Ba 2015, arXiv 1412.6980, §2.1). So over a run an entry of the table can move
 # by about the sum of the learning rates, its *reach*. A bias $b$ multiplies an attention weight by
 # at most $e^{b}$; for one key among 16 to get half a query's attention from the bias alone, its
 # entry must stand $\ln 15 \approx 2.7$ above the others.
