@@ -182,7 +182,9 @@ for name in models:
 # random vectors, it fits just as well. And train the zero table on the same images with the labels
 # shuffled: the cell structure should come from the labels being tied to where the shape is (the
 # gradient at a position is largest in images whose shape sits there, which all carry the same
-# label), so with shuffled labels nothing should group.
+# label), so with shuffled labels far less should group. On most seeds nothing does (a cell score
+# near 0); on some a little grouping remains (0.27 on seed 2, against 0.61 with the true labels),
+# so the images alone can group a cell's positions a little, and the labels do most of it.
 
 # %% tags=["nbval-ignore-output"]
 torch.manual_seed(SEED)
@@ -208,7 +210,7 @@ assert delta_norm["0.02"] > table_norms["0.02"], "and outgrows the small start"
 assert structure["0.02"][-1] > structure["1.0"][-1] + 0.05, "a small table acquires more 2-D structure"
 assert cell_delta["zeros"] > 0.15 and cell_delta["0.02"] > 0.15, "what training adds groups positions by cell"
 assert cell_delta["1.0"] > 0.05, "in the large table too"
-assert abs(cell_shuffled) < 0.05, "with labels not tied to the cell, nothing groups"
+assert cell_shuffled < cell_delta["zeros"] - 0.2, "with labels not tied to the cell, far less groups"
 viz.plot_history(histories, chance=1 / 9)
 
 # %%
@@ -330,6 +332,6 @@ widgets.learned_explorer(snapshots, grid)
 # | what training adds to it is small beside its start, and outgrows the 0.02 start | `assert delta_norm["1.0"] < 0.1 * table_norms["1.0"]` `assert delta_norm["0.02"] > table_norms["0.02"]` | the two starts swap (σ = 1 for the 0.02 model and back) |
 # | the 0.02 table acquires more 2-D structure than the σ = 1 one | `assert structure["0.02"][-1] > structure["1.0"][-1] + 0.05` | the 0.02 model gets the σ = 1 start |
 # | what training adds groups positions by cell, in every table | `assert cell_delta["zeros"] > 0.15 and cell_delta["0.02"] > 0.15` `assert cell_delta["1.0"] > 0.05` | the labels are shuffled (run below for the zero table, `cell_shuffled`; the σ = 1 table has no shuffled control here) |
-# | because the labels are tied to where the shape is | `assert abs(cell_shuffled) < 0.05` | the labels are not shuffled |
+# | mostly because the labels are tied to where the shape is: with shuffled labels far less groups | `assert cell_shuffled < cell_delta["zeros"] - 0.2` | the labels are not shuffled (both runs then group alike) |
 # | resampling to the same grid changes nothing | `torch.testing.assert_close(resample(table, grid, grid), table, atol=1e-6, rtol=0)` | the table goes through another size and back (6×6 → 9×9 → 6×6) |
 # | PyTorch's bicubic has a = −0.75, its antialiased one a = −0.5, even when enlarging | `torch.testing.assert_close(plain, keys_cubic(x_new - 6, -0.75))` `torch.testing.assert_close(smooth, keys_cubic(x_new - 6, -0.5))` | the two values of a swap |

@@ -145,7 +145,8 @@ assert abs(ViT(setting.config("2.0")).pos.table.std().item() - 2.0) < 0.1
 # Two seeds each, the same puzzles, the same everything but σ. `train_one` trains, then evaluates
 # on the three sets and measures the trained tables. (Four runs of about 20 s each.) The last column
 # is the loss of the last training batch: ln 4 ≈ 1.386 is the loss of a model that gives every
-# puzzle the same answer distribution, a run that never trained.
+# puzzle the same answer distribution. We call a run one that never trained when it answers its own
+# training puzzles no better than chance (0.25) plus 0.1; its last loss is then near ln 4.
 
 # %% tags=["nbval-ignore-output"]
 live = {}
@@ -166,8 +167,8 @@ def mean_over_seeds(sigma, key):
     return sum(r["accuracy"][key] for (s, _), (_, r) in live.items() if s == sigma) / 2
 
 
-def never_trained(r):  # the loss of one answer distribution for every puzzle
-    return abs(r["final_loss"] - math.log(4)) < 0.01
+def never_trained(r):  # no better than chance (0.25) on its own training puzzles
+    return r["accuracy"]["train"] < 0.35
 
 
 small, large = mean_over_seeds("0.1", "apart"), mean_over_seeds("2.0", "apart")
@@ -178,9 +179,10 @@ assert not any(never_trained(r) for (s, _), (_, r) in live.items() if s == "0.1"
 assert all(r["moved_rms"] < setting.reach for _, r in live.values())  # no table outruns its reach
 
 # %% [markdown]
-# So in this short CPU run σ = 0.1 generalizes and σ = 2 does not train: its loss stays at ln 4, so
-# the gap above is between a model that learned and one that never did. It says that a large table
-# can stop training altogether at this budget; it says nothing about memorizing.
+# So in this short CPU run σ = 0.1 generalizes and σ = 2 does not train: it stays at chance on its
+# own training puzzles and its loss near ln 4, so the gap above is between a model that learned and
+# one that never did. It says that a large table can stop training altogether at this budget; it
+# says nothing about memorizing.
 #
 # ## The recorded sweep, next to the published one
 #
@@ -489,7 +491,7 @@ assert sgd_record["moved_rms"] < 0.2 * 0.1
 # | every answer is forced by the rules, held-out puzzles are new, kept-apart ones are at Jaccard distance ≥ 0.3 from training | `assert (lst.forced(ds.cells) == ds.tensors[1] + 1).all(), name` `assert not set(data["test"].strings()) & set(train.strings())` `assert nearest.min() >= 0.3` | a label is not the forced symbol, a test puzzle repeats a training one, or a kept-apart puzzle is close to a training one |
 # | a σ = 2 table is drawn at standard deviation 2 | `assert abs(ViT(setting.config("2.0")).pos.table.std().item() - 2.0) < 0.1` | the table is drawn at another scale (e.g. truncated, or a fixed std) |
 # | live: σ = 0.1 beats σ = 2 on the kept-apart puzzles by more than 0.15 | `assert small > large + 0.15` | σ = 2 generalizes as well as σ = 0.1 |
-# | live: the σ = 2 runs never train (loss at ln 4), the σ = 0.1 runs do; so the gap above is training against no training, not memorization | `assert all(never_trained(r) for (s, _), (_, r) in live.items() if s == "2.0")` `assert not any(never_trained(r) for (s, _), (_, r) in live.items() if s == "0.1")` | a σ = 2 run trains (its last loss leaves ln 4), or a σ = 0.1 run dies |
+# | live: the σ = 2 runs never train (chance on their training puzzles), the σ = 0.1 runs do; so the gap above is training against no training, not memorization | `assert all(never_trained(r) for (s, _), (_, r) in live.items() if s == "2.0")` `assert not any(never_trained(r) for (s, _), (_, r) in live.items() if s == "0.1")` | a σ = 2 run trains (above 0.35 on its training puzzles), or a σ = 0.1 run stays below it |
 # | no table moves further than its reach (a sanity bound: the tables stay about 20× under it, so this does not test how tight the reach is) | `assert all(r["moved_rms"] < setting.reach for _, r in live.values())` | a table moves more than the summed learning rates |
 # | recorded: every σ ≤ 0.5 beats σ = 2 on kept-apart puzzles (σ = 2 never trained), the sinusoid is within 0.05 of the best, σ = 0.1 beats σ = 2 on held-out ones | `assert all(summary[e]["apart"] > summary["2.0"]["apart"] + 0.15 for e in small_sigmas)` `assert summary["sincos2d"]["apart"] >= best_small_apart - 0.05` `assert summary["0.1"]["test"] > summary["2.0"]["test"]` | a small σ falls to σ = 2's level, or the sinusoid falls behind |
 # | where our sweep differs: below the paper's held-out accuracy, no run fits all its training puzzles, every σ ≥ 1.5 run and one σ = 1 run never train while no σ ≤ 0.5 run dies, one σ = 0.2 seed is still learning, σ = 0.5 generalizes best | `assert all(summary[e]["test"] < 0.95 for e in small_sigmas)` `assert all(r["accuracy"]["train"] < 1.0 for r in runs)` `assert all(r in dead for r in runs if r["encoding"] in ("1.5", "2.0"))` `assert sum(r in dead for r in runs if r["encoding"] == "1.0") == 1` `assert not any(r in dead for r in small_runs)` `assert min(r["accuracy"]["train"] for r in runs if r["encoding"] == "0.2") < 0.7` `assert summary["0.5"]["apart"] > max(summary["0.1"]["apart"], summary["0.2"]["apart"])` | the recorded runs reach the paper's accuracy, a large-σ run trains, or a small-σ run dies |
