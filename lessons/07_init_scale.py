@@ -176,7 +176,6 @@ print(f"kept-apart accuracy, mean of 2 seeds: σ = 0.1 {small:.3f}, σ = 2.0 {la
 assert small > large + 0.15
 assert all(never_trained(r) for (s, _), (_, r) in live.items() if s == "2.0")  # σ = 2: dead, not memorizing
 assert not any(never_trained(r) for (s, _), (_, r) in live.items() if s == "0.1")
-assert all(r["moved_rms"] < setting.reach for _, r in live.values())  # no table outruns its reach
 
 # %% [markdown]
 # So in this short CPU run σ = 0.1 generalizes and σ = 2 does not train: it stays at chance on its
@@ -447,19 +446,22 @@ sgd = replace(setting, optimizer="sgd", lr=0.05)
 _, sgd_record = init_scale.train_one("0.1", SEED, sgd, data, progress=False)
 adam_record = live["0.1", SEED][1]
 for name, r in (("Adam", adam_record), ("SGD", sgd_record)):
-    print(f"{name:>5}: kept apart {r['accuracy']['apart']:.3f}, table moved {r['moved_rms']:.3f} rms, "
+    print(f"{name:>5}: train {r['accuracy']['train']:.3f}, kept apart {r['accuracy']['apart']:.3f}, table moved {r['moved_rms']:.3f} rms, "
           f"aligned to the grid {sum(r['alignment']['procrustes_grid']) / 4:.2f}")
 assert sgd_record["moved_rms"] < adam_record["moved_rms"] / 5
-assert sgd_record["accuracy"]["apart"] < adam_record["accuracy"]["apart"]
 assert sgd_record["moved_rms"] < 0.2 * 0.1
+assert sgd_record["accuracy"]["train"] < adam_record["accuracy"]["train"] - 0.15  # SGD hardly trains
 
 # %% [markdown]
-# What this one run shows: under SGD at this rate the σ = 0.1 table moved more than five times less
-# than under Adam (the numbers above), a small fraction of its σ of 0.1, and the model generalized
-# worse. What it does not show: that the table is the reason. The whole model switched optimizer,
-# and SGD at an untuned rate is a poor optimizer for transformers in general (Zhang et al. 2020,
-# arXiv 1912.03194), so the rest of the model may be what trained worse. Telling the two apart needs
-# a tuned SGD rate, more seeds, and the table's gradients measured next to the others'.
+# What this one run shows: under SGD at this rate the model hardly trains in this budget (its own
+# training puzzles stay near chance, 0.25), and the σ = 0.1 table moved more than five times less
+# than under Adam (the numbers above), a small fraction of its σ of 0.1. Its lower kept-apart
+# accuracy is that of a run that did not train, so it says nothing about how SGD generalizes.
+# What it does not show either: that the table is the reason the run did not train. The whole
+# model switched optimizer, and SGD at an untuned rate is a poor optimizer for transformers in
+# general (Zhang et al. 2020, arXiv 1912.03194), so the rest of the model may be what did not
+# train. Telling the two apart needs a tuned SGD rate, more seeds, and the table's gradients
+# measured next to the others'.
 
 # %% [markdown]
 # ## What we covered
@@ -492,7 +494,6 @@ assert sgd_record["moved_rms"] < 0.2 * 0.1
 # | a σ = 2 table is drawn at standard deviation 2 | `assert abs(ViT(setting.config("2.0")).pos.table.std().item() - 2.0) < 0.1` | the table is drawn at another scale (e.g. truncated, or a fixed std) |
 # | live: σ = 0.1 beats σ = 2 on the kept-apart puzzles by more than 0.15 | `assert small > large + 0.15` | σ = 2 generalizes as well as σ = 0.1 |
 # | live: the σ = 2 runs never train (chance on their training puzzles), the σ = 0.1 runs do; so the gap above is training against no training, not memorization | `assert all(never_trained(r) for (s, _), (_, r) in live.items() if s == "2.0")` `assert not any(never_trained(r) for (s, _), (_, r) in live.items() if s == "0.1")` | a σ = 2 run trains (above 0.35 on its training puzzles), or a σ = 0.1 run stays below it |
-# | no table moves further than its reach (a sanity bound: the tables stay about 20× under it, so this does not test how tight the reach is) | `assert all(r["moved_rms"] < setting.reach for _, r in live.values())` | a table moves more than the summed learning rates |
 # | recorded: every σ ≤ 0.5 beats σ = 2 on kept-apart puzzles (σ = 2 never trained), the sinusoid is within 0.05 of the best, σ = 0.1 beats σ = 2 on held-out ones | `assert all(summary[e]["apart"] > summary["2.0"]["apart"] + 0.15 for e in small_sigmas)` `assert summary["sincos2d"]["apart"] >= best_small_apart - 0.05` `assert summary["0.1"]["test"] > summary["2.0"]["test"]` | a small σ falls to σ = 2's level, or the sinusoid falls behind |
 # | where our sweep differs: below the paper's held-out accuracy, no run fits all its training puzzles, every σ ≥ 1.5 run and one σ = 1 run never train while no σ ≤ 0.5 run dies, one σ = 0.2 seed is still learning, σ = 0.5 generalizes best | `assert all(summary[e]["test"] < 0.95 for e in small_sigmas)` `assert all(r["accuracy"]["train"] < 1.0 for r in runs)` `assert all(r in dead for r in runs if r["encoding"] in ("1.5", "2.0"))` `assert sum(r in dead for r in runs if r["encoding"] == "1.0") == 1` `assert not any(r in dead for r in small_runs)` `assert min(r["accuracy"]["train"] for r in runs if r["encoding"] == "0.2") < 0.7` `assert summary["0.5"]["apart"] > max(summary["0.1"]["apart"], summary["0.2"]["apart"])` | the recorded runs reach the paper's accuracy, a large-σ run trains, or a small-σ run dies |
 # | the wide run: the paper's width and 3× its rate; σ = 0.1 fits its training puzzles but stays near 0.89 held-out; σ = 2 trains, does not memorize, and loses to σ = 0.1 | `assert wide["setting"]["dim"] == published.dim and math.isclose(wide["setting"]["lr"], 3 * published.lr)` `assert all(r["seconds"] < 10 * 60 for r in wide["runs"])` `assert abs(wide_summary["0.1"]["test"] - 0.89) < 0.01` `assert wide_summary["0.1"]["train"] > 0.99` `assert all(s["test"] < 0.95 for s in wide_summary.values())` `assert wide_summary["0.1"]["apart"] > wide_summary["2.0"]["apart"] + 0.15` `assert wide_runs["2.0"]["final_loss"] < math.log(4) - 0.5` `assert wide_summary["2.0"]["train"] < 0.9` | the record is re-run with another width or rate, σ = 2 dies or fits its training puzzles, or σ = 0.1 reaches the paper |
@@ -501,4 +502,4 @@ assert sgd_record["moved_rms"] < 0.2 * 0.1
 # | a σ = 0.1 table moves more than its own size; a σ = 2 table keeps more than 95% of its draw (in runs that never trained) | `assert min(moved_small) > 0.1` `assert max(moved_large) < 0.05 * 2.0` | the small table barely moves, or the large one moves more than 0.1 |
 # | σ = 0.1 tables hold a little more grid than σ = 2's, which hold no more than noise; σ = 0.5, the best generalizer, holds little grid | `assert summary["0.1"]["procrustes_grid"] > summary["2.0"]["procrustes_grid"] + 0.03` `assert abs(summary["2.0"]["procrustes_grid"] - random_score) < 0.03` `assert summary["0.1"]["structure"] > 0.1 > summary["1.5"]["structure"]` `assert summary["0.5"]["procrustes_grid"] < summary["2.0"]["procrustes_grid"] + 0.03` | the small-σ tables hold no more grid than noise, or σ = 0.5's table holds the grid clearly |
 # | agreement with the sinusoid model correlates with generalization across all runs only because of the runs that never trained | `assert corr > 0.5` `assert corr_trained < 0.2` | the correlation is weak over all runs, or it holds among the runs that trained |
-# | one SGD run at an untuned rate moves the σ = 0.1 table five times less than Adam and generalizes worse (not attributed to the table: the whole model changed optimizer) | `assert sgd_record["moved_rms"] < adam_record["moved_rms"] / 5` `assert sgd_record["accuracy"]["apart"] < adam_record["accuracy"]["apart"]` `assert sgd_record["moved_rms"] < 0.2 * 0.1` | SGD moves the table as far as Adam, or generalizes as well |
+# | one SGD run at an untuned rate hardly trains and moves the σ = 0.1 table five times less than Adam (not attributed to the table: the whole model changed optimizer) | `assert sgd_record["moved_rms"] < adam_record["moved_rms"] / 5` `assert sgd_record["moved_rms"] < 0.2 * 0.1` `assert sgd_record["accuracy"]["train"] < adam_record["accuracy"]["train"] - 0.15` | Adam in place of SGD (the table moves as far and the run trains) |
