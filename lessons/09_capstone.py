@@ -197,7 +197,8 @@ viz.capstone(result)
 #   16 patches, each a 7×7 piece of stroke, already tells most digits apart;
 # - position pays: the best encoding beats `none` by more than 10 points on the stand-in;
 # - the two encodings that act only through a bias on the attention logits, relative and ALiBi-2D,
-#   gain the least over `none`. For ALiBi-2D the next cell computes one reason: with the stand-in's
+#   gain far less over `none` than the best encoding (at least 5 points less; in the committed run
+#   they are also the two that gain least, an ordering one seed cannot settle). For ALiBi-2D the next cell computes one reason: with the stand-in's
 #   2 heads on a 4×4 grid its slopes move a logit by at most 0.27, so its bias can change an
 #   attention weight by at most a factor e^0.27 ≈ 1.3 (lesson 06). For the relative table this run
 #   measures no reason;
@@ -218,7 +219,7 @@ assert min(acc.values()) > 0.5  # 5x chance
 assert acc[best] - acc["none"] > (0.1 if SETTING == "stand-in" else 0.02)
 assert len(acc) == len(capstone.ENCODINGS)
 if SETTING == "stand-in":
-    assert set(sorted(gain, key=gain.get)[:2]) == {"relative", "alibi2d"}  # the bias-only encodings gain least
+    assert max(gain["relative"], gain["alibi2d"]) < max(gain.values()) - 0.05  # the bias-only encodings gain far less than the best
 
 # %%
 stand_in = capstone.SETTINGS["stand-in"]
@@ -286,7 +287,7 @@ widgets.augment_explorer(sample, sample_labels, 10)
 # - The DeiT recipe (crop, flip, RandAugment, mixup/CutMix, erasing) runs on the batch's device and
 #   turns labels into mixtures.
 # - On the stand-in (one seed, 16 patches), every model learns the digits, `none` included; the best
-#   encoding beats `none` by more than 10 points, and the two bias-only encodings gain least. One
+#   encoding beats `none` by more than 10 points, and the two bias-only encodings gain far less. One
 #   seed does not rank the others; the CIFAR-10 run is there to be made on a GPU.
 # - `torchrun` + DDP split each batch over processes and follow the one-process loss curve.
 #
@@ -312,6 +313,6 @@ widgets.augment_explorer(sample, sample_labels, 10)
 # | a partner of the same class leaves one label (so "two labels" is a property of a batch, not of the recipe) | `assert ((twin_targets > 0).sum(1) == 1).all()` | partners are drawn at random rather than as the batch reversed |
 # | augmentation keeps the batch's shape and device; CIFAR-10 flips, the stand-in does not augment | `assert augmented.shape == sample.shape and augmented.device == sample.device` `assert capstone.SETTINGS["cifar10"].augment.flip and not capstone.SETTINGS["stand-in"].augment` | an operation moves the batch off its device, or the settings change |
 # | every model learns the task, `none` included; the best encoding beats `none` by more than 10 points on the stand-in | `assert min(acc.values()) > 0.5` `assert acc[best] - acc["none"] > (0.1 if SETTING == "stand-in" else 0.02)` `assert len(acc) == len(capstone.ENCODINGS)` | a model fails to train, or no encoding adds what patch positions tell (every encoding as good as `none`) |
-# | the two bias-only encodings gain least over `none` (one seed, the stand-in) | `assert set(sorted(gain, key=gain.get)[:2]) == {"relative", "alibi2d"}` | a bias encoding gains as much as an additive or rotary one |
+# | the two bias-only encodings gain far less over `none` than the best encoding (the stand-in) | `assert max(gain["relative"], gain["alibi2d"]) < max(gain.values()) - 0.05` | a bias encoding gains within 5 points of the best one |
 # | ALiBi-2D's bias, with the stand-in's 2 heads on a 4×4 grid, moves a logit by less than 0.3 | `assert max(spread) < 0.3` | more heads (steeper slopes) or a larger grid |
 # | two processes under DDP follow the one-process loss curve | `assert gap < 1e-4` | the gradients are not averaged over processes (e.g. each trains on its share alone) |
