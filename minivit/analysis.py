@@ -366,9 +366,10 @@ def offset_dependence(scores: Tensor, grid: Grid) -> dict:
 
     Returns within, total and fraction = within / total: 0 when every score is a function of the
     offset (r_i - r_j, c_i - c_j) alone (RoPE, ALiBi, relative bias with the same content at every
-    position), larger when absolute position enters too. fraction is 0 where the scores do not vary
-    at all (total below 1e-10 of their mean square). Also by_offset [..., 2gh - 1, 2gw - 1]: the
-    variance of the score over the pairs at each offset, laid out as in `offset_table`.
+    position), larger when absolute position enters too. varies: whether the scores vary at all
+    (total at least 1e-10 of their mean square); fraction is 0 where they do not. Also by_offset
+    [..., 2gh - 1, 2gw - 1]: the variance of the score over the pairs at each offset, laid out as in
+    `offset_table`.
     """
     _check_scores(scores, grid)
     gh, gw = grid
@@ -382,7 +383,7 @@ def offset_dependence(scores: Tensor, grid: Grid) -> dict:
     counts = torch.bincount(index, minlength=(2 * gh - 1) * (2 * gw - 1)).to(s)
     by_offset = squares.new_zeros(*s.shape[:-1], len(counts)).index_add_(-1, index, squares) / counts
     by_offset = by_offset.reshape(*s.shape[:-1], 2 * gh - 1, 2 * gw - 1)
-    return {"within": within, "total": total, "fraction": fraction, "by_offset": by_offset}
+    return {"within": within, "total": total, "fraction": fraction, "varies": varies, "by_offset": by_offset}
 
 
 def direction_asymmetry(scores: Tensor, grid: Grid) -> Tensor:

@@ -164,6 +164,9 @@ def test_offset_table_and_offset_dependence_by_hand():
     torch.testing.assert_close(analysis.offset_table(10 * dy + dx, (2, 3)), expected.double())
     only_offset = analysis.offset_dependence(antisymmetric**2 + antisymmetric, grid)
     assert only_offset["within"].item() == 0 and only_offset["fraction"].item() == 0
+    assert only_offset["varies"].item()  # 0: the offset explains every score, and they do vary
+    flat = analysis.offset_dependence(torch.full((3, 3), 2.0), grid)
+    assert not flat["varies"].item() and flat["fraction"].item() == 0
     # s_ij = c_i: offset 0 holds 0, 1, 2; +-1 hold {1, 2} and {0, 1}; +-2 one pair each
     query_column = col[:, None].expand(3, 3)
     d = analysis.offset_dependence(query_column, grid)
@@ -212,6 +215,7 @@ def test_offset_only_encodings_score_the_same_content_by_offset_alone(name, pool
         assert scores.shape == (3, 2, 36, 36)
         d = analysis.offset_dependence(scores, (6, 6))
         assert (d["total"] > 1e-3 * scores.double().pow(2).mean((-2, -1))).all()  # the scores do vary
+        assert d["varies"].all()
         assert d["fraction"].max() < 1e-9, d["fraction"]
         # at a grid the model was not trained on too
         other = analysis.offset_dependence(
@@ -228,7 +232,7 @@ def test_additive_encodings_score_the_same_content_by_absolute_position(name):
     assert fraction.min() > 0.2, fraction  # offset-only encodings: < 1e-9
     # after block 0 nothing is added: every patch is the same token and the scores do not vary
     later = analysis.offset_dependence(analysis.same_content_scores(model, torch.randn(3, 64), 1), (6, 6))
-    assert (later["fraction"] == 0).all()
+    assert (later["fraction"] == 0).all() and not later["varies"].any()
 
 
 @pytest.mark.parametrize("name", ["rope1d", "rope-axial", "rope-mixed", "relative", "learned", "alibi2d"])
