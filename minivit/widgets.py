@@ -429,3 +429,60 @@ def augment_explorer(
             "seed": _slider(0, 0, 20, "draw"),
         },
     )
+
+
+@torch.no_grad()
+def inside_view(
+    models: Mapping[str, nn.Module],
+    images: Tensor,
+    *,
+    encoding: str,
+    block: int,
+    head: int,
+    query: int,
+    index: int = 0,
+) -> Figure:
+    """Head `head` of block `block` of `models[encoding]`, seen from patch `query` of `images[index]`
+    [C, H, W]: its attention on the image, and its scores with the content the query patch brings to
+    that block placed at every position (what position alone does to the score)."""
+    if encoding not in models:
+        raise ValueError(f"no model for encoding {encoding!r}; known: {', '.join(models)}")
+    model = models[encoding].eval()
+    image = images[index][None]
+    p = model.config.num_prefix_tokens
+    tokens = analysis.block_tokens(model, image)
+    grid = tokens["grid"]
+    weights = model.attention_maps(image)[block][0, head, p:, p:]  # (N, N)
+    content = tokens["content"][block][0, p + query]  # (D,)
+    scores = analysis.same_content_scores(model, content, block, grid)[0, head]  # (N, N)
+    d = analysis.offset_dependence(scores, grid)
+    return viz.position_scores(
+        images[index],
+        weights[query],
+        scores,
+        analysis.offset_table(scores, grid),
+        grid,
+        query=query,
+        patch_size=model.config.patch_size,
+        fraction=d["fraction"].item() if d["varies"] else None,
+        title=f"{encoding}, block {block}, head {head}",
+    )
+
+
+def inside_explorer(models: Mapping[str, nn.Module], images: Tensor) -> W.VBox:
+    """Sliders: encoding, block, head, query patch and image, over trained models of one shape."""
+    names = list(models)
+    config = models[names[0]].config
+    n = config.grid[0] * config.grid[1]
+    return explorer(
+        lambda encoding, block, head, query, index: inside_view(
+            models, images, encoding=encoding, block=block, head=head, query=query, index=index
+        ),
+        {
+            "encoding": W.Dropdown(options=names, value=names[0], description="encoding"),
+            "block": _slider(0, 0, config.depth - 1, "block"),
+            "head": _slider(0, 0, config.heads - 1, "head"),
+            "query": _slider(n // 2 + config.grid[1] // 2, 0, n - 1, "query patch"),
+            "index": _slider(0, 0, len(images) - 1, "image"),
+        },
+    )

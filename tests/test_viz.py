@@ -314,3 +314,78 @@ def test_augment_explorer_redraws_for_every_slider():
     assert len(set(states)) == 7
     with pytest.raises(ValueError, match="known: mixup, CutMix, none"):
         widgets.augment_view(images, labels, 4, magnitude=9, alpha=1, mix="both", seed=0)
+
+
+def test_score_tests_mark_flat_cells_and_write_the_values():
+    fraction = torch.tensor([[0.0, 0.0], [0.85, 0.0], [3e-15, 2e-14]])
+    asymmetry = torch.tensor([[0.0, 0.0], [0.5, 0.0], [0.6, 0.4]])
+    varies = torch.tensor([[False, False], [True, False], [True, True]])
+    fig = viz.score_tests(fraction, asymmetry, ["none", "learned", "rope-axial"], varies)
+    left, right = fig.axes
+    assert [t.get_text() for t in left.texts] == ["flat", "flat", "0.85", "flat", "3e-15", "2e-14"]
+    assert [t.get_text() for t in right.texts] == ["flat", "flat", "0.50", "flat", "0.60", "0.40"]
+    assert [label.get_text() for label in left.get_yticklabels()] == ["none", "learned", "rope-axial"]
+
+
+def test_term_shares_stack_every_term_of_every_head_to_one():
+    from minivit import analysis
+
+    shares = {
+        "learned": {t: torch.full((3,), 0.2) for t in analysis.TERMS},
+        "sincos2d": {
+            t: torch.tensor([1.0, 0.0, 0.5]) if t == "bias" else torch.tensor([0, 0.25, 0.125])
+            for t in analysis.TERMS
+        },
+    }
+    fig = viz.term_shares(shares)
+    for ax in fig.axes:
+        assert len(ax.patches) == 5 * 3  # a bar per term and head
+        tops = [bar.get_y() + bar.get_height() for bar in ax.patches[-3:]]
+        np.testing.assert_allclose(tops, [1.0, 1.0, 1.0])
+    assert [ax.get_title() for ax in fig.axes] == ["learned", "sincos2d"]
+
+
+def test_probe_stages_draw_a_line_per_model_and_chance():
+    stages = ["input of block 0", "output of block 0", "output of block 1"]
+    chance = torch.tensor([0.25, 0.25], dtype=torch.float64)
+    flat = {"r2": torch.zeros(3, 2), "accuracy": torch.full((3, 2), 0.25), "chance": chance, "stages": stages}
+    rising = {
+        **flat,
+        "r2": torch.tensor([[0.0, 0.0], [0.0, 0.2], [0.8, 0.6]]),
+        "accuracy": torch.tensor([[0.25, 0.25], [0.25, 0.35], [0.75, 0.65]]),
+    }
+    fig = viz.probe_stages({"none": flat, "peg": rising})
+    acc, r2 = fig.axes
+    assert len(acc.lines) == 3 and acc.lines[-1].get_ydata()[0] == 0.25  # two models and chance
+    np.testing.assert_allclose(acc.lines[1].get_ydata(), [0.25, 0.3, 0.7])
+    np.testing.assert_allclose(r2.lines[1].get_ydata(), [0.0, 0.1, 0.7])
+
+
+def test_attention_distances_have_a_panel_per_block_and_a_dot_per_head():
+    distances = {"none": torch.full((2, 4), 2.0), "alibi2d": torch.tensor([[1.5, 1.8, 1.9, 2.0]] * 2)}
+    fig = viz.attention_distances(distances, uniform=2.008)
+    assert len(fig.axes) == 2
+    for ax in fig.axes:
+        assert len(ax.collections) == 2 and len(ax.collections[1].get_offsets()) == 4
+        assert ax.lines[0].get_ydata()[0] == 2.008
+    np.testing.assert_allclose(fig.axes[0].collections[1].get_offsets()[:, 1], [1.5, 1.8, 1.9, 2.0])
+
+
+def test_inside_explorer_redraws_for_every_slider_and_tells_offset_only_from_flat():
+    torch.manual_seed(0)
+    config = ViTConfig(image_size=16, patch_size=4, num_classes=4, heads=2)
+    models = {p: ViT(config.with_(position=p)) for p in ("rope-axial", "learned")}
+    images = torch.rand(3, 3, 16, 16)
+    box = widgets.inside_explorer(models, images)
+    states = _states(box, [(0, "learned"), (1, 1), (2, 1), (3, 0), (4, 2)])
+    assert len(set(states)) == 6
+    rope = widgets.inside_view(models, images, encoding="rope-axial", block=1, head=1, query=5)
+    said = rope.axes[2].get_title().split("not by offset: ")[1]
+    assert float(said) < 1e-9  # RoPE: the same content scores by offset alone
+    assert "(1, 1)" in rope.axes[0].get_title()
+    learned = widgets.inside_view(models, images, encoding="learned", block=0, head=0, query=5)
+    assert float(learned.axes[2].get_title().split("not by offset: ")[1]) > 0.01
+    flat = widgets.inside_view(models, images, encoding="learned", block=1, head=0, query=5)
+    assert "no variation with position" in flat.axes[2].get_title()  # nothing added after block 0
+    with pytest.raises(ValueError, match="known: rope-axial, learned"):
+        widgets.inside_view(models, images, encoding="alibi2d", block=0, head=0, query=0)
