@@ -1,0 +1,439 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 11 · Looking inside: which part of attention carries position
+#
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/minivit-course/minivit/blob/main/lessons/11_looking_inside.ipynb)
+#
+# The earlier lessons explained each encoding by its formula. This one takes eight trained models,
+# one per encoding, and *measures* where position is inside them: in which terms of an attention
+# score, whether a score depends on the offset between two patches or on where they are, which way
+# round, whether the tokens themselves end up knowing where they are, and how far each head looks.
+# The same measurements work on any ViT of your own (`minivit.analysis`).
+#
+# **What you will learn**
+# - how an attention score splits into content·content, content·position, position·content and
+#   position·position terms for an additive encoding, and how much each carries in a trained model;
+# - the offset-only test: put one content vector at every patch and see whether the score depends
+#   on the offset alone (RoPE, ALiBi, relative bias) or on absolute position too (learned, sinusoidal);
+# - the direction test: is the score for an offset the same as for its opposite?
+# - linear probes: reading (row, column) out of the tokens; how the conditional encoding (PEG)
+#   gets absolute position from a convolution's zero padding, and how position leaks into RoPE and
+#   relative-bias models through the border of the grid;
+# - mean attention distance per block and head.
+#
+# Runs top to bottom in about a minute and a half on 2 CPU cores (most of it training).
+
+# %%
+# Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
+import sys
+
+if "google.colab" in sys.modules:  # Colab keeps its own torch and ipywidgets (7.7 or 8)
+    import subprocess
+
+    from google.colab import output
+
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "minivit @ git+https://github.com/minivit-course/minivit"],
+        check=True,
+    )
+    output.enable_custom_widget_manager()  # widgets render whichever ipywidgets is installed
+
+import torch
+
+# %matplotlib inline
+from minivit import ViT, ViTConfig, analysis, lesson, viz, widgets
+from minivit.data import make_task
+from minivit.evaluate import evaluate
+from minivit.posenc import alibi_slopes, sincos_2d
+from minivit.train import fit
+
+SEED = lesson.setup()  # seed and threads from MINIVIT_SEED, MINIVIT_THREADS (defaults 0 and 2)
+
+# %% [markdown]
+# ## Eight models, one task
+#
+# The `where` task on a 4×4 layout: one shape in one of 16 cells, and the answer is the cell. With
+# 8-pixel patches each cell is exactly one patch, so a patch's pixels say nothing about where it is:
+# whatever a model knows about position comes from its encoding. We train a tiny ViT (width 32,
+# 2 blocks, 8 heads, mean pooling) with each of the eight encodings for 500 steps, about 8 seconds
+# each.
+
+# %% tags=["nbval-ignore-output"]
+ENCODINGS = ["none", "learned", "sincos2d", "relative", "rope-axial", "rope-mixed", "alibi2d", "peg"]
+train = make_task("where", 4096, cells=4, seed=SEED)
+test = make_task("where", 1000, cells=4, seed=SEED + 1)
+config = ViTConfig(image_size=32, patch_size=8, num_classes=16, dim=32, depth=2, heads=8)
+grid = config.grid  # (4, 4)
+models, accuracy = {}, {}
+for name in ENCODINGS:
+    torch.manual_seed(SEED)
+    models[name] = ViT(config.with_(position=name))
+    fit(models[name], train, steps=500, batch_size=64, lr=4e-3, desc=name, seed=SEED)
+    accuracy[name] = evaluate(models[name], test)
+print("held-out accuracy (chance 1/16 = 0.06):", {name: round(a, 2) for name, a in accuracy.items()})
+
+# %%
+chance = 1 / 16
+assert accuracy["none"] < chance + 0.04, "without position every cell looks alike"
+assert all(accuracy[name] > 0.3 for name in ENCODINGS if name not in ("none", "alibi2d"))
+assert accuracy["alibi2d"] < 3 / 16 + 0.03
+print("none at chance; learned, sincos2d, relative, both RoPEs and PEG well above it; alibi2d at most 3/16")
+
+# %% [markdown]
+# `none` cannot do better than chance: moving the shape to another cell only moves a patch
+# (lesson 00). ALiBi-2D cannot do much better either. Its bias depends on the distance between two
+# patches, which stays the same when the grid is mirrored or turned, so with mean pooling the model
+# gives the same answer for a scene and its mirrored or turned copies (lesson 06). It cannot tell the
+# 4 corners apart, nor the 8 edge cells, nor the 4 centre cells: at best it is right 1/4 + 1/8 + 1/4
+# of those times, 3/16 in all. In 500 steps it sometimes learns a little, sometimes nothing; the two
+# properties of ALiBi measured below hold for any weights, so they hold for this model too.
+# The `peg` model is the only one whose tokens get no position before block 0: its convolution acts
+# after the first block, as in Chu et al. (2021).
+
+# %% [markdown]
+# ## Where position enters a score
+#
+# A head scores query $i$ against key $j$ with $s_{ij} = q_i \cdot k_j / \sqrt{d} + b_{ij}$. Position
+# can enter at three places (lessons 02–06): added to the tokens before $q$ and $k$ are made
+# (`learned`, `sincos2d`, `peg`), as a rotation of $q$ and $k$ (RoPE), or as a bias $b_{ij}$
+# (`relative`, `alibi2d`). For an additive encoding the token is content plus position,
+# $x_i = c_i + e_i$, and $q$ and $k$ are linear in it (a pre-LN block's LayerNorm is linear once its
+# per-token scale is fixed), so the score splits into four terms (Ke et al. 2021, arXiv 2006.15595):
+#
+# $$s_{ij} = \underbrace{q(c_i)\cdot k(c_j)}_{\text{content·content}} + \underbrace{q(c_i)\cdot k(e_j)}_{\text{content·position}}
+#  + \underbrace{q(e_i)\cdot k(c_j)}_{\text{position·content}} + \underbrace{q(e_i)\cdot k(e_j)}_{\text{position·position}} \quad(\text{each} / \sqrt d).$$
+#
+# `analysis.logit_terms` makes the split from the model's own weights, and gives each term's share
+# of how the logits vary over the keys (softmax ignores a constant per query). We check that the
+# terms add up to the block's logits, and look at block 0 of the two additive models on 200
+# held-out images.
+
+# %% tags=["nbval-ignore-output"]
+images = test.images[:200]
+shares, position_share, cross_share = {}, {}, {}
+for name in ("learned", "sincos2d", "none"):
+    terms = analysis.logit_terms(models[name], images, layer=0)
+    total = sum(terms[t] for t in analysis.TERMS)
+    torch.testing.assert_close(total, analysis.attention_logits(models[name], images)[0], atol=1e-5, rtol=1e-5)
+    s = {t: v for t, v in terms["shares"].items() if t != "bias"}  # no attention bias in these models
+    shares[name] = s
+    position_share[name] = (1 - s["content_content"]).mean().item()  # mean over heads
+    cross_share[name] = (s["content_position"] + s["position_content"]).mean().item()
+    print(f"{name:>8}:", ", ".join(f"{t} {v.mean():.2f}" for t, v in s.items()))
+assert position_share["none"] == 0  # the control: no position, all content·content
+assert all(position_share[name] > 0.5 for name in ("learned", "sincos2d"))
+assert all(cross_share[name] > 0.1 for name in ("learned", "sincos2d"))
+viz.term_shares({name: shares[name] for name in ("learned", "sincos2d")})
+
+# %% [markdown]
+# In both trained models, most of how a block-0 score varies from key to key comes from terms with
+# position in them. Part of that is the task: 15 of the 16 patches are black, so content hardly
+# differs between keys. The mixed terms (content·position, position·content) carry a sizeable share
+# too; Ke et al. argued that they mix two unrelated kinds of information and removed them (TUPE).
+# Which term is largest differs from head to head and from seed to seed.
+
+# %% [markdown]
+# ## Offset only? The same content at every position
+#
+# To see what position alone does to a score, take content out: put one content vector $c$ at every
+# patch, let the encoding do what it does, and score (`analysis.same_content_scores`). Whatever
+# $s_{ij}$ now does across the grid comes from position. If it depends on the offset
+# $(r_i - r_j, c_i - c_j)$ alone, all pairs at one offset score the same.
+# `analysis.offset_dependence` measures the variance left *within* offsets, as a fraction of the
+# total:
+#
+# $$\text{fraction} = \frac{\operatorname{mean}_{ij}\,\big(s_{ij} - \bar s_{\text{offset}(i,j)}\big)^2}{\operatorname{var}_{ij}\, s_{ij}} .$$
+#
+# RoPE: $R_i q \cdot R_j k = q \cdot R_{j-i} k$, a function of the offset by construction. ALiBi and
+# relative bias: $q\cdot k$ is the same for every pair, plus a bias indexed by the offset. Additive
+# encodings: $q(c + e_i)\cdot k(c + e_j)$ depends on $e_i$ and $e_j$ each, and nothing forces it to
+# depend on their offset only. As content we take what the shape patch of 8 held-out images brings to
+# each block. The direction test comes next; both are drawn in one figure after it.
+
+# %% tags=["nbval-ignore-output"]
+shown, cells = test.images[:8], test.labels[:8]  # the label is the shape's cell, which is its patch
+offset_test, asymmetry = {}, {}
+for name in ENCODINGS:
+    content = analysis.block_tokens(models[name], shown)["content"]  # per block: [8, N, D]
+    for layer in range(config.depth):
+        scores = analysis.same_content_scores(models[name], content[layer][torch.arange(8), cells], layer)
+        offset_test[name, layer] = analysis.offset_dependence(scores, grid)  # each [8 contents, H]
+        asymmetry[name, layer] = analysis.direction_asymmetry(scores, grid)
+for name in ENCODINGS:
+    said = []
+    for layer in range(config.depth):
+        d = offset_test[name, layer]
+        said.append(f"block {layer}: " + (f"not by offset {d['fraction'].mean():.2g}" if d["varies"].any() else "flat"))
+    print(f"{name:>10}:", "   ".join(said))
+
+# %%
+OFFSET_ONLY = ["relative", "rope-axial", "rope-mixed", "alibi2d"]
+for name in OFFSET_ONLY:
+    for layer in range(config.depth):
+        d = offset_test[name, layer]
+        assert d["varies"].all() and d["fraction"].max() < 1e-9, (name, layer, d["fraction"].max())
+assert all(offset_test[name, 0]["fraction"].mean() > 0.3 for name in ("learned", "sincos2d"))
+assert offset_test["peg", 1]["fraction"].mean() > 0.3
+assert not offset_test["none", 0]["varies"].any() and not offset_test["none", 1]["varies"].any()
+print("relative, RoPE, ALiBi: offset only, to float rounding; learned and sincos2d (block 0), peg (block 1): not")
+
+# %% [markdown]
+# For `relative`, both RoPEs and `alibi2d` every head's score varies across the grid, and what is
+# left within an offset is zero or float rounding (about $10^{-14}$ of the variance). For
+# `learned` and `sincos2d` in block 0, a large part of the variance is *not* explained by the offset:
+# the same two patches moved together score differently. In block 1 their scores are flat: the
+# encoding was added once, before block 0, and from then on position travels inside the tokens,
+# which this test replaces by one vector. `peg` acts before block 1, and its scores there depend on
+# where the patches are, not only on their offset: a convolution with zero padding treats border
+# patches differently (more on this below). `none` is flat everywhere.
+
+# %% [markdown]
+# ## Which way round? The direction test
+#
+# Take $T(d)$, the mean same-content score at offset $d$. Is $T(d) = T(-d)$: does a head score the key
+# to the right of the query as it scores the key to the left? `analysis.direction_asymmetry` is the
+# share of $T$'s variance in its part that is odd in $d$: 0 when symmetric, 1 when
+# $T(d) = -T(-d)$. ALiBi's $-m\lVert d\rVert$ is symmetric by construction. RoPE's
+# $q \cdot R_d\, k$ has a sine part, odd in $d$, whenever $q \ne k$. The dot product of two 2-D
+# sinusoidal encodings is a sum of cosines, symmetric (lesson 02) — but a model scores
+# $W_q e_i \cdot W_k e_j$, and with $W_q \ne W_k$ that need not be.
+
+# %% tags=["nbval-ignore-output"]
+pe = sincos_2d(grid, config.dim)
+print(f"PE·PE: asymmetry {analysis.direction_asymmetry(pe @ pe.T, grid):.1e}")
+for name in ("alibi2d", "rope-axial", "rope-mixed", "relative", "learned", "sincos2d"):
+    print(f"{name:>10}: block 0 asymmetry {asymmetry[name, 0].mean():.2f} (mean over heads and contents)")
+assert analysis.direction_asymmetry(pe @ pe.T, grid) < 1e-12
+assert max(asymmetry["alibi2d", layer].max() for layer in range(config.depth)) < 1e-12
+assert all(asymmetry[name, 0].mean() > 0.2 for name in ("rope-axial", "rope-mixed", "learned", "sincos2d"))
+fraction = torch.tensor([[offset_test[n, b]["fraction"].mean() for b in range(config.depth)] for n in ENCODINGS])
+varies = torch.tensor([[bool(offset_test[n, b]["varies"].any()) for b in range(config.depth)] for n in ENCODINGS])
+odd = torch.tensor([[asymmetry[n, b].mean() for b in range(config.depth)] for n in ENCODINGS])
+viz.score_tests(fraction, odd, ENCODINGS, varies)
+
+# %% [markdown]
+# ALiBi-2D is exactly symmetric: it cannot tell left from right (which is why it cannot solve
+# lesson 06's relation task, nor tell a cell from its mirror image here). The RoPE models, the
+# relative bias and the learned table score an offset and its opposite differently, and so does the
+# trained `sincos2d` model, although its encoding's own dot product is symmetric.
+#
+# Left: the offset-only test; right: the direction test, per encoding and block ("flat": the score
+# does not vary with position at all).
+
+# %% [markdown]
+# ## Position in the tokens: linear probes
+#
+# Scores are one place to look; the tokens are another. A linear probe (Alain & Bengio 2016,
+# arXiv 1610.01644) fits a linear map from each patch's token to its row and column on the tokens
+# of 256 held-out images and is scored on 256 others: how often the row (and the column) it reads is
+# right, chance 1/4, and the $R^2$ of the coordinates. We probe three stages: the input of block 0
+# (after the encoding added what it adds) and the outputs of blocks 0 and 1.
+
+# %% tags=["nbval-ignore-output"]
+probe_train = make_task("where", 256, cells=4, seed=SEED + 2).images
+probe_test = make_task("where", 256, cells=4, seed=SEED + 3).images
+probes = {name: analysis.position_probe(models[name], probe_train, probe_test) for name in ENCODINGS}
+read = {name: p["accuracy"].mean(1) for name, p in probes.items()}  # per stage, mean of row and column
+for name in ENCODINGS:
+    print(f"{name:>10}: row and column read right", " -> ".join(f"{a:.2f}" for a in read[name].tolist()))
+base = probes["none"]["chance"].mean().item()  # 1/4
+assert (probes["none"]["accuracy"] - base).abs().max() < 0.03 and probes["none"]["r2"].max() < 0.03
+assert all(read[name][0] > 0.8 for name in ("learned", "sincos2d"))
+viz.probe_stages(probes)
+
+# %% [markdown]
+# Out of `none` the probe reads nothing at any stage: the control. Out of `learned` and `sincos2d`
+# it reads position from the start, since the encoding was added to the tokens. The other lines
+# start at chance, since none of those encodings adds anything before block 0, and then some of
+# them rise. Two questions: where does `peg`'s position come from, and how do the relative-bias and
+# RoPE models get any?
+
+# %% [markdown]
+# ## PEG: position from a convolution's zero padding
+#
+# The conditional positional encoding of Chu et al. (2021, arXiv 2102.10882) has no table and no
+# formula of the grid. After block 0, its Position Encoding Generator lays the tokens back on their
+# grid and adds a depthwise 3×3 convolution: $x + \mathrm{DWConv}(x)$. A convolution does the same
+# thing everywhere; the one place it cannot is the border, where its zero padding puts zeros where a
+# neighbour would be. Islam et al. (2020, arXiv 2001.08248) showed that CNNs learn absolute position
+# this way, and Chu et al. note that PEG's zero padding is what lets it know absolute position.
+#
+# First, a blank image: every patch has the same content. How many different tokens come out of
+# each block?
+
+# %% tags=["nbval-ignore-output"]
+def distinct(tokens, tol=1e-4):
+    """How many different vectors tokens [N, D] holds; two closer than tol x their mean length count as one."""
+    kept = []
+    for t in tokens:
+        if all((t - k).norm() > tol * tokens.norm(dim=1).mean() for k in kept):
+            kept.append(t)
+    return len(kept)
+
+
+blank = torch.zeros(1, 3, 32, 32)
+counts = {name: [distinct(out[0]) for out in analysis.block_tokens(models[name], blank)["outputs"]] for name in ENCODINGS}
+print("different tokens after block 0, block 1 on a blank image:", counts)
+assert counts["peg"] == [1, 9]
+assert all(counts[name] == [1, 1] for name in ("none", "relative", "rope-axial", "rope-mixed", "alibi2d"))
+assert all(counts[name] == [16, 16] for name in ("learned", "sincos2d"))
+
+# %% [markdown]
+# On a 4×4 grid a 3×3 convolution with zero padding tells row 0, row 3 and the two inner rows apart
+# (rows 1 and 2 both have neighbours above and below), and the same for columns: 3 × 3 = 9 kinds of
+# patch, the 9 different tokens after block 1. Before it acts, after block 0, all 16 tokens are
+# the same. The relative-bias, RoPE and ALiBi models give 1: attention averages values, and when every
+# value is the same any weights give the same average. Their border needs content that differs
+# (next section).
+#
+# Now the probe on `peg`, and the same model with its convolution's padding changed from zeros to
+# *circular* (the grid wraps around, so no patch is at a border): nothing else changes.
+
+# %% tags=["nbval-ignore-output"]
+peg = models["peg"]
+peg.pos.conv.padding_mode = "circular"  # what falls off one edge comes in at the other: no border
+wrapped = analysis.position_probe(peg, probe_train, probe_test)
+wrapped_accuracy = evaluate(peg, test)
+peg.pos.conv.padding_mode = "zeros"
+print("peg, zero padding:    ", " -> ".join(f"{a:.2f}" for a in read["peg"].tolist()), f"(task accuracy {accuracy['peg']:.2f})")
+print("peg, circular padding:", " -> ".join(f"{a:.2f}" for a in wrapped["accuracy"].mean(1).tolist()), f"(task accuracy {wrapped_accuracy:.2f})")
+assert (probes["peg"]["accuracy"][:2] - base).abs().max() < 0.03  # before the convolution acts
+assert probes["peg"]["accuracy"][2].min() > 0.5 and probes["peg"]["r2"][2].min() > 0.5
+assert (wrapped["accuracy"] - base).abs().max() < 0.03 and wrapped_accuracy < chance + 0.04
+
+# %% [markdown]
+# Before the convolution the probe reads nothing; after it, it reads the row and the column most of
+# the time, a little under 3/4: the 9 kinds of patch leave rows 1 and 2 (and columns 1 and 2)
+# hard to tell apart. With circular padding the same trained weights give tokens that tell nothing,
+# and the task falls to chance: every patch then has neighbours on all sides, and the model treats
+# every cell alike. PEG's absolute position *is* the zero padding.
+
+# %% [markdown]
+# ## Position that leaks in at the border
+#
+# The relative-bias and RoPE models add nothing to the tokens (the probe reads nothing at the input
+# of block 0) and their scores are offset-only. Yet both RoPE models do well on `where` (above). For
+# these models one position differs from another only in which offsets its keys lie at, and that is
+# set by the edge of the grid: a query in a corner has keys on one side only, a central query on all
+# sides. When contents differ (the shape, the black patches), a softmax over a different set of
+# offsets gives a different mixture, so a token's output can depend on where it is. The probe on the
+# block outputs:
+
+# %% tags=["nbval-ignore-output"]
+for name in ("relative", "rope-axial", "rope-mixed", "alibi2d"):
+    print(f"{name:>10}: row and column read right", " -> ".join(f"{a:.2f}" for a in read[name].tolist()))
+LEAKY = ["relative", "rope-axial", "rope-mixed"]
+assert all((probes[name]["accuracy"][0] - base).abs().max() < 0.03 for name in LEAKY + ["alibi2d"])
+assert all(read[name][1:].max() > base + 0.05 for name in LEAKY)
+
+# %% [markdown]
+# After a block or two the probe reads row and column above chance out of the relative-bias and RoPE
+# models: absolute position has leaked in, by the only route these models have, the edge of the grid
+# (and the blank image above shows that it needs differing content). How much differs by model and
+# seed. Out of the `alibi2d` model the probe reads little or nothing.
+
+# %% [markdown]
+# ## How far each head looks
+#
+# The mean attention distance of a head (Dosovitskiy et al. 2021, arXiv 2010.11929, Fig. 7) is the
+# attention-weighted distance from a query patch to the keys, averaged over queries and images; on
+# this 4×4 grid uniform attention gives 2.008 patches, the mean distance between two patches.
+# `analysis.mean_attention_distances` gives it per block and head. Two exact anchors first, on the
+# blank image, where attention sees position only: `none` attends uniformly, and ALiBi's head with
+# slope $m$ attends with $\mathrm{softmax}_j(-m\,d_{ij})$, so its distance is
+# $\operatorname{mean}_i \sum_j \mathrm{softmax}_j(-m\,d_{ij})\,d_{ij}$ whatever the weights.
+
+# %% tags=["nbval-ignore-output"]
+d = analysis.grid_distances(grid)  # (N, N) in patches
+uniform = d.mean().item()
+slopes = torch.tensor(alibi_slopes(config.heads))
+prior = ((-slopes[:, None, None] * d).softmax(-1) * d).sum(-1).mean(-1)  # (H,)
+none_blank = analysis.mean_attention_distances(models["none"], blank)  # (L, H)
+alibi_blank = analysis.mean_attention_distances(models["alibi2d"], blank)
+print(f"uniform: {uniform:.3f}; ALiBi on a blank image, head by head:", [round(v, 2) for v in prior.tolist()])
+torch.testing.assert_close(none_blank, torch.full_like(none_blank, uniform))
+torch.testing.assert_close(alibi_blank, prior.expand_as(alibi_blank))
+assert (prior.diff() > 0).all() and prior.max() < uniform  # steeper slope, nearer; never farther than uniform
+
+# %% [markdown]
+# On the held-out images, content and training decide:
+
+# %% tags=["nbval-ignore-output"]
+distances = {name: analysis.mean_attention_distances(models[name], images) for name in ENCODINGS}
+for name in ENCODINGS:
+    print(f"{name:>10}:", "  ".join(f"block {b} {v.min():.2f}-{v.max():.2f}" for b, v in enumerate(distances[name])))
+assert all(distances[name][0].max() > uniform + 0.2 for name in ("rope-axial", "rope-mixed"))
+viz.attention_distances(distances, uniform=uniform)
+
+# %% [markdown]
+# With content the same everywhere ALiBi can only pull attention nearer than uniform. A learned score
+# can also push it farther: in both RoPE models some block-0 heads look farther than uniform
+# attention would, preferring far patches to near ones. Which heads look near or far, and how much,
+# changes from model to model and seed to seed (run the lesson with `MINIVIT_SEED=1` and `2`); at
+# 16 patches and 500 steps we do not read more into it.
+
+# %% [markdown]
+# ## Try it: encoding, block, head, query
+#
+# Left: the chosen head's attention from the query patch on a held-out image. Middle: its scores
+# from the query when the query patch's content is put at every patch (position alone). Right: those
+# scores averaged by offset, with the fraction the offset does not explain. Move the query: for RoPE
+# and ALiBi the middle map moves with it unchanged (up to the border); for `learned` it changes
+# shape. For `peg`, choose block 1.
+
+# %% tags=["nbval-ignore-output"]
+widgets.inside_explorer(models, test.images[:8])
+
+# %% [markdown]
+# ## What we covered
+#
+# - For an additive encoding a score is four terms; in these trained models the terms with position
+#   carry most of how block-0 scores vary over keys, the mixed ones a sizeable part.
+# - With one content vector at every patch, RoPE, ALiBi and relative bias score by the offset alone
+#   (to float rounding), while learned and sinusoidal tables (and PEG) score by absolute position too.
+# - ALiBi-2D scores an offset and its opposite alike; RoPE, relative bias, and trained learned and
+#   sinusoidal models do not.
+# - A linear probe reads no position out of `none`; out of `peg` it reads position only after the
+#   convolution, and with circular padding not at all: PEG's absolute position comes from zero
+#   padding. Relative-bias and RoPE models pick up some absolute position at the grid's edge.
+# - Mean attention distance per head: uniform for `none` on a blank image, ALiBi's slopes as a prior,
+#   and trained heads that look near or far.
+#
+# ## Exercises
+#
+# 1. Train `rope-axial` with `pool="cls"`. The class token is never rotated and gets no bias: is
+#    its score against a patch offset-only? (Look at row 0 of `analysis.attention_logits` on a blank
+#    image.) Does the probe read position out of the patches earlier?
+# 2. Give `peg` `at_layer=0` (the convolution before any attention). At which stage does the probe
+#    first read position, and how many different tokens does a blank image give?
+# 3. Train on `which_shape` (content only) instead. What happens to the share of the position terms
+#    in the `learned` model, and to the probe?
+# 4. Make the grid larger (48 px, a 6×6 layout). Does the relative-bias and RoPE models' leak grow
+#    or shrink, now that fewer patches lie on the border?
+
+# %% [markdown]
+# ## Claims index
+#
+# | claim | assert | fails when |
+# |---|---|---|
+# | the models trained: `none` at chance, the others well above it, `alibi2d` at most 3/16 | `assert accuracy["none"] < chance + 0.04, "without position every cell looks alike"` `assert all(accuracy[name] > 0.3 for name in ENCODINGS if name not in ("none", "alibi2d"))` `assert accuracy["alibi2d"] < 3 / 16 + 0.03` | a model does not train (stays at 1/16), or `none`/`alibi2d` is given an encoding that tells mirrored cells apart |
+# | the four terms add up to the block's logits; position terms carry most of the variation in trained additive models, mixed terms a part | `torch.testing.assert_close(total, analysis.attention_logits(models[name], images)[0], atol=1e-5, rtol=1e-5)` `assert position_share["none"] == 0` `assert all(position_share[name] > 0.5 for name in ("learned", "sincos2d"))` `assert all(cross_share[name] > 0.1 for name in ("learned", "sincos2d"))` | a term is left out of the sum, or the model has no position (`none` in place of `learned`: share 0) |
+# | RoPE, ALiBi and relative bias score the same content by offset only; learned and sincos2d (block 0) and peg (block 1) do not | `assert d["varies"].all() and d["fraction"].max() < 1e-9, (name, layer, d["fraction"].max())` `assert all(offset_test[name, 0]["fraction"].mean() > 0.3 for name in ("learned", "sincos2d"))` `assert offset_test["peg", 1]["fraction"].mean() > 0.3` `assert not offset_test["none", 0]["varies"].any() and not offset_test["none", 1]["varies"].any()` | an additive model is put among the offset-only ones (fraction 0.6-0.9), or an offset-only one among the additive (fraction 0) |
+# | ALiBi and PE·PE are symmetric in the offset; RoPE, learned and trained sincos2d are not | `assert analysis.direction_asymmetry(pe @ pe.T, grid) < 1e-12` `assert max(asymmetry["alibi2d", layer].max() for layer in range(config.depth)) < 1e-12` `assert all(asymmetry[name, 0].mean() > 0.2 for name in ("rope-axial", "rope-mixed", "learned", "sincos2d"))` | `alibi2d` is swapped for a RoPE model (asymmetry about 0.6), or a RoPE model for `alibi2d` (0) |
+# | a probe reads no position out of `none`, and reads it out of learned and sincos2d from the start | `assert (probes["none"]["accuracy"] - base).abs().max() < 0.03 and probes["none"]["r2"].max() < 0.03` `assert all(read[name][0] > 0.8 for name in ("learned", "sincos2d"))` | `none` is swapped for a model with position (peg: 0.7 after block 1) |
+# | on a blank image PEG's zero padding makes 9 kinds of token; attention-only encodings make 1 | `assert counts["peg"] == [1, 9]` `assert all(counts[name] == [1, 1] for name in ("none", "relative", "rope-axial", "rope-mixed", "alibi2d"))` `assert all(counts[name] == [16, 16] for name in ("learned", "sincos2d"))` | the padding is circular (peg gives [1, 1]) |
+# | a probe reads absolute position out of `peg` only after its convolution, and not at all with circular padding | `assert (probes["peg"]["accuracy"][:2] - base).abs().max() < 0.03` `assert probes["peg"]["accuracy"][2].min() > 0.5 and probes["peg"]["r2"][2].min() > 0.5` `assert (wrapped["accuracy"] - base).abs().max() < 0.03 and wrapped_accuracy < chance + 0.04` | the padding stays zeros in the control (probe 0.7, task accuracy 1.0) |
+# | relative-bias and RoPE models carry no position into block 0, and some after it, from the grid's edge | `assert all((probes[name]["accuracy"][0] - base).abs().max() < 0.03 for name in LEAKY + ["alibi2d"])` `assert all(read[name][1:].max() > base + 0.05 for name in LEAKY)` | a `none` model takes a leaky model's place (0.25 at every stage) |
+# | on a blank image `none` attends uniformly and ALiBi by its slopes; trained RoPE models have heads that look farther than uniform | `torch.testing.assert_close(none_blank, torch.full_like(none_blank, uniform))` `torch.testing.assert_close(alibi_blank, prior.expand_as(alibi_blank))` `assert (prior.diff() > 0).all() and prior.max() < uniform` `assert all(distances[name][0].max() > uniform + 0.2 for name in ("rope-axial", "rope-mixed"))` | a model without a learned score (`none`, `alibi2d`) takes a RoPE model's place (at most about uniform) |
