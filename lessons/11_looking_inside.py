@@ -67,7 +67,7 @@ SEED = lesson.setup()  # seed and threads from MINIVIT_SEED, MINIVIT_THREADS (de
 # The `where` task on a 4×4 layout: one shape in one of 16 cells, and the answer is the cell. With
 # 8-pixel patches each cell is exactly one patch, so a patch's pixels say nothing about where it is:
 # whatever a model knows about position comes from its encoding. We train a tiny ViT (width 32,
-# 2 blocks, 8 heads, mean pooling) with each of the eight encodings for 500 steps, about 8 seconds
+# 2 blocks, 8 heads, mean pooling) with each of the eight encodings for 700 steps, about 6 seconds
 # each.
 
 # %% tags=["nbval-ignore-output"]
@@ -80,16 +80,16 @@ models, accuracy = {}, {}
 for name in ENCODINGS:
     torch.manual_seed(SEED)
     models[name] = ViT(config.with_(position=name))
-    fit(models[name], train, steps=500, batch_size=64, lr=4e-3, desc=name, seed=SEED)
+    fit(models[name], train, steps=700, batch_size=64, lr=3e-3, desc=name, seed=SEED)
     accuracy[name] = evaluate(models[name], test)
 print("held-out accuracy (chance 1/16 = 0.06):", {name: round(a, 2) for name, a in accuracy.items()})
 
 # %%
 chance = 1 / 16
 assert accuracy["none"] < chance + 0.04, "without position every cell looks alike"
-assert all(accuracy[name] > 0.3 for name in ENCODINGS if name not in ("none", "alibi2d"))
+assert all(accuracy[name] > 0.75 for name in ENCODINGS if name not in ("none", "alibi2d"))
 assert accuracy["alibi2d"] < 3 / 16 + 0.03
-print("none at chance; learned, sincos2d, relative, both RoPEs and PEG well above it; alibi2d at most 3/16")
+print("none at chance; learned, sincos2d, relative, both RoPEs and PEG solve it; alibi2d at most 3/16")
 
 # %% [markdown]
 # `none` cannot do better than chance: moving the shape to another cell only moves a patch
@@ -97,8 +97,9 @@ print("none at chance; learned, sincos2d, relative, both RoPEs and PEG well abov
 # patches, which stays the same when the grid is mirrored or turned, so with mean pooling the model
 # gives the same answer for a scene and its mirrored or turned copies (lesson 06). It cannot tell the
 # 4 corners apart, nor the 8 edge cells, nor the 4 centre cells: at best it is right 1/4 + 1/8 + 1/4
-# of those times, 3/16 in all. In 500 steps it sometimes learns a little, sometimes nothing; the two
-# properties of ALiBi measured below hold for any weights, so they hold for this model too.
+# of those times, 3/16 in all. In 700 steps it sometimes gets close to that, sometimes learns
+# nothing; the two properties of ALiBi measured below hold for any weights, so they hold for this
+# model too.
 # The `peg` model is the only one whose tokens get no position before block 0: its convolution acts
 # after the first block, as in Chu et al. (2021).
 
@@ -217,7 +218,7 @@ for name in ("alibi2d", "rope-axial", "rope-mixed", "relative", "learned", "sinc
     print(f"{name:>10}: block 0 asymmetry {asymmetry[name, 0].mean():.2f} (mean over heads and contents)")
 assert analysis.direction_asymmetry(pe @ pe.T, grid) < 1e-12
 assert max(asymmetry["alibi2d", layer].max() for layer in range(config.depth)) < 1e-12
-assert all(asymmetry[name, 0].mean() > 0.2 for name in ("rope-axial", "rope-mixed", "learned", "sincos2d"))
+assert all(asymmetry[name, 0].mean() > 0.2 for name in ("rope-axial", "rope-mixed", "relative", "learned", "sincos2d"))
 fraction = torch.tensor([[offset_test[n, b]["fraction"].mean() for b in range(config.depth)] for n in ENCODINGS])
 varies = torch.tensor([[bool(offset_test[n, b]["varies"].any()) for b in range(config.depth)] for n in ENCODINGS])
 odd = torch.tensor([[asymmetry[n, b].mean() for b in range(config.depth)] for n in ENCODINGS])
@@ -315,7 +316,7 @@ assert (wrapped["accuracy"] - base).abs().max() < 0.03 and wrapped_accuracy < ch
 
 # %% [markdown]
 # Before the convolution the probe reads nothing; after it, it reads the row and the column most of
-# the time, a little under 3/4: the 9 kinds of patch leave rows 1 and 2 (and columns 1 and 2)
+# the time, close to 3/4: the 9 kinds of patch leave rows 1 and 2 (and columns 1 and 2)
 # hard to tell apart. With circular padding the same trained weights give tokens that tell nothing,
 # and the task falls to chance: every patch then has neighbours on all sides, and the model treats
 # every cell alike. PEG's absolute position *is* the zero padding.
@@ -324,12 +325,14 @@ assert (wrapped["accuracy"] - base).abs().max() < 0.03 and wrapped_accuracy < ch
 # ## Position that leaks in at the border
 #
 # The relative-bias and RoPE models add nothing to the tokens (the probe reads nothing at the input
-# of block 0) and their scores are offset-only. Yet both RoPE models do well on `where` (above). For
-# these models one position differs from another only in which offsets its keys lie at, and that is
-# set by the edge of the grid: a query in a corner has keys on one side only, a central query on all
-# sides. When contents differ (the shape, the black patches), a softmax over a different set of
-# offsets gives a different mixture, so a token's output can depend on where it is. The probe on the
-# block outputs:
+# of block 0) and their scores are offset-only. Yet all three solve `where` (above), a task about
+# absolute position. For these models one position differs from another only in which offsets its
+# keys lie at, and that is set by the edge of the grid: a query in a corner has keys on one side
+# only, a central query on all sides. Were the grid to wrap around like the circular padding above,
+# every patch would see the same offsets, each block would commute with shifting the image, and
+# mean pooling would give every cell the same answer. When contents differ (the shape, the black
+# patches), a softmax over a different set of offsets gives a different mixture, so a token's output
+# can depend on where it is. The probe on the block outputs:
 
 # %% tags=["nbval-ignore-output"]
 for name in ("relative", "rope-axial", "rope-mixed", "alibi2d"):
@@ -337,12 +340,15 @@ for name in ("relative", "rope-axial", "rope-mixed", "alibi2d"):
 LEAKY = ["relative", "rope-axial", "rope-mixed"]
 assert all((probes[name]["accuracy"][0] - base).abs().max() < 0.03 for name in LEAKY + ["alibi2d"])
 assert all(read[name][1:].max() > base + 0.05 for name in LEAKY)
+assert all(read[name][1:].max() > base + 0.15 for name in ("rope-axial", "rope-mixed"))
 
 # %% [markdown]
 # After a block or two the probe reads row and column above chance out of the relative-bias and RoPE
-# models: absolute position has leaked in, by the only route these models have, the edge of the grid
-# (and the blank image above shows that it needs differing content). How much differs by model and
-# seed. Out of the `alibi2d` model the probe reads little or nothing.
+# models, most out of the RoPE models: absolute position has leaked in, by the only route these
+# models have, the edge of the grid (and the blank image above shows that it needs differing
+# content). How much differs by model and seed. Out of the `alibi2d`
+# model the probe reads nothing or a little, seed to seed: its scores cannot tell a patch from its
+# mirror images, which bounds what any read-out can get.
 
 # %% [markdown]
 # ## How far each head looks
@@ -382,7 +388,7 @@ viz.attention_distances(distances, uniform=uniform)
 # can also push it farther: in both RoPE models some block-0 heads look farther than uniform
 # attention would, preferring far patches to near ones. Which heads look near or far, and how much,
 # changes from model to model and seed to seed (run the lesson with `MINIVIT_SEED=1` and `2`); at
-# 16 patches and 500 steps we do not read more into it.
+# 16 patches and 700 steps we do not read more into it.
 
 # %% [markdown]
 # ## Try it: encoding, block, head, query
@@ -428,12 +434,12 @@ widgets.inside_explorer(models, test.images[:8])
 #
 # | claim | assert | fails when |
 # |---|---|---|
-# | the models trained: `none` at chance, the others well above it, `alibi2d` at most 3/16 | `assert accuracy["none"] < chance + 0.04, "without position every cell looks alike"` `assert all(accuracy[name] > 0.3 for name in ENCODINGS if name not in ("none", "alibi2d"))` `assert accuracy["alibi2d"] < 3 / 16 + 0.03` | a model does not train (stays at 1/16), or `none`/`alibi2d` is given an encoding that tells mirrored cells apart |
+# | the models trained: `none` at chance, six of the others solve the task, `alibi2d` at most 3/16 | `assert accuracy["none"] < chance + 0.04, "without position every cell looks alike"` `assert all(accuracy[name] > 0.75 for name in ENCODINGS if name not in ("none", "alibi2d"))` `assert accuracy["alibi2d"] < 3 / 16 + 0.03` | a model does not train (stays at 1/16), or `none`/`alibi2d` is given an encoding that tells mirrored cells apart |
 # | the four terms add up to the block's logits; position terms carry most of the variation in trained additive models, mixed terms a part | `torch.testing.assert_close(total, analysis.attention_logits(models[name], images)[0], atol=1e-5, rtol=1e-5)` `assert position_share["none"] == 0` `assert all(position_share[name] > 0.5 for name in ("learned", "sincos2d"))` `assert all(cross_share[name] > 0.1 for name in ("learned", "sincos2d"))` | a term is left out of the sum, or the model has no position (`none` in place of `learned`: share 0) |
 # | RoPE, ALiBi and relative bias score the same content by offset only; learned and sincos2d (block 0) and peg (block 1) do not | `assert d["varies"].all() and d["fraction"].max() < 1e-9, (name, layer, d["fraction"].max())` `assert all(offset_test[name, 0]["fraction"].mean() > 0.3 for name in ("learned", "sincos2d"))` `assert offset_test["peg", 1]["fraction"].mean() > 0.3` `assert not offset_test["none", 0]["varies"].any() and not offset_test["none", 1]["varies"].any()` | an additive model is put among the offset-only ones (fraction 0.6-0.9), or an offset-only one among the additive (fraction 0) |
-# | ALiBi and PE·PE are symmetric in the offset; RoPE, learned and trained sincos2d are not | `assert analysis.direction_asymmetry(pe @ pe.T, grid) < 1e-12` `assert max(asymmetry["alibi2d", layer].max() for layer in range(config.depth)) < 1e-12` `assert all(asymmetry[name, 0].mean() > 0.2 for name in ("rope-axial", "rope-mixed", "learned", "sincos2d"))` | `alibi2d` is swapped for a RoPE model (asymmetry about 0.6), or a RoPE model for `alibi2d` (0) |
+# | ALiBi and PE·PE are symmetric in the offset; RoPE, relative bias, learned and trained sincos2d are not | `assert analysis.direction_asymmetry(pe @ pe.T, grid) < 1e-12` `assert max(asymmetry["alibi2d", layer].max() for layer in range(config.depth)) < 1e-12` `assert all(asymmetry[name, 0].mean() > 0.2 for name in ("rope-axial", "rope-mixed", "relative", "learned", "sincos2d"))` | `alibi2d` is swapped for a RoPE model (asymmetry about 0.6), or a RoPE model for `alibi2d` (0) |
 # | a probe reads no position out of `none`, and reads it out of learned and sincos2d from the start | `assert (probes["none"]["accuracy"] - base).abs().max() < 0.03 and probes["none"]["r2"].max() < 0.03` `assert all(read[name][0] > 0.8 for name in ("learned", "sincos2d"))` | `none` is swapped for a model with position (peg: 0.7 after block 1) |
 # | on a blank image PEG's zero padding makes 9 kinds of token; attention-only encodings make 1 | `assert counts["peg"] == [1, 9]` `assert all(counts[name] == [1, 1] for name in ("none", "relative", "rope-axial", "rope-mixed", "alibi2d"))` `assert all(counts[name] == [16, 16] for name in ("learned", "sincos2d"))` | the padding is circular (peg gives [1, 1]) |
 # | a probe reads absolute position out of `peg` only after its convolution, and not at all with circular padding | `assert (probes["peg"]["accuracy"][:2] - base).abs().max() < 0.03` `assert probes["peg"]["accuracy"][2].min() > 0.5 and probes["peg"]["r2"][2].min() > 0.5` `assert (wrapped["accuracy"] - base).abs().max() < 0.03 and wrapped_accuracy < chance + 0.04` | the padding stays zeros in the control (probe 0.7, task accuracy 1.0) |
-# | relative-bias and RoPE models carry no position into block 0, and some after it, from the grid's edge | `assert all((probes[name]["accuracy"][0] - base).abs().max() < 0.03 for name in LEAKY + ["alibi2d"])` `assert all(read[name][1:].max() > base + 0.05 for name in LEAKY)` | a `none` model takes a leaky model's place (0.25 at every stage) |
+# | relative-bias and RoPE models carry no position into block 0, and some after it (RoPE the most), from the grid's edge | `assert all((probes[name]["accuracy"][0] - base).abs().max() < 0.03 for name in LEAKY + ["alibi2d"])` `assert all(read[name][1:].max() > base + 0.05 for name in LEAKY)` `assert all(read[name][1:].max() > base + 0.15 for name in ("rope-axial", "rope-mixed"))` | a `none` model takes a leaky model's place (0.25 at every stage) |
 # | on a blank image `none` attends uniformly and ALiBi by its slopes; trained RoPE models have heads that look farther than uniform | `torch.testing.assert_close(none_blank, torch.full_like(none_blank, uniform))` `torch.testing.assert_close(alibi_blank, prior.expand_as(alibi_blank))` `assert (prior.diff() > 0).all() and prior.max() < uniform` `assert all(distances[name][0].max() > uniform + 0.2 for name in ("rope-axial", "rope-mixed"))` | a model without a learned score (`none`, `alibi2d`) takes a RoPE model's place (at most about uniform) |
