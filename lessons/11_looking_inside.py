@@ -33,7 +33,7 @@
 #   relative-bias models through the border of the grid;
 # - mean attention distance per block and head.
 #
-# Runs top to bottom in about a minute and a half on 2 CPU cores (most of it training).
+# Runs top to bottom in about a minute on 2 CPU cores (most of it training).
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
@@ -400,7 +400,7 @@ viz.attention_distances(distances, uniform=uniform)
 # shape. For `peg`, choose block 1.
 
 # %% tags=["nbval-ignore-output"]
-widgets.inside_explorer(models, test.images[:8])
+widgets.inside_explorer(models, test.images[:8], encoding="rope-axial")
 
 # %% [markdown]
 # ## What we covered

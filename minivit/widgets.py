@@ -469,9 +469,14 @@ def inside_view(
     )
 
 
-def inside_explorer(models: Mapping[str, nn.Module], images: Tensor) -> W.VBox:
-    """Sliders: encoding, block, head, query patch and image, over trained models of one shape."""
+def inside_explorer(models: Mapping[str, nn.Module], images: Tensor, encoding: str | None = None) -> W.VBox:
+    """Sliders: encoding (starting at `encoding`, else the first), block, head, query patch and image,
+    over trained models of one shape."""
     names = list(models)
+    if encoding is not None and encoding not in models:
+        raise ValueError(
+            f"encoding {encoding!r} is not among the models ({', '.join(names)}); pick one of those"
+        )
     config = models[names[0]].config
     n = config.grid[0] * config.grid[1]
     return explorer(
@@ -479,7 +484,7 @@ def inside_explorer(models: Mapping[str, nn.Module], images: Tensor) -> W.VBox:
             models, images, encoding=encoding, block=block, head=head, query=query, index=index
         ),
         {
-            "encoding": W.Dropdown(options=names, value=names[0], description="encoding"),
+            "encoding": W.Dropdown(options=names, value=encoding or names[0], description="encoding"),
             "block": _slider(0, 0, config.depth - 1, "block"),
             "head": _slider(0, 0, config.heads - 1, "head"),
             "query": _slider(n // 2 + config.grid[1] // 2, 0, n - 1, "query patch"),

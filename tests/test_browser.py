@@ -331,6 +331,12 @@ def wait_for_change(page, img, before: str, timeout_s: float = 30) -> str:
 
 
 def move(page, control, how: str) -> None:
+    select = control.locator("select")  # a dropdown: choose the next option (the first after the last)
+    if select.count():
+        values = select.first.locator("option").evaluate_all("os => os.map(o => o.value)")
+        now = select.first.input_value()
+        select.first.select_option(values[(values.index(now) + 1) % len(values)])
+        return
     handle = control.locator(".noUi-handle")
     if handle.count():
         at_max = float(handle.get_attribute("aria-valuenow")) >= float(handle.get_attribute("aria-valuemax"))
@@ -353,6 +359,9 @@ def move(page, control, how: str) -> None:
 
 
 def readout(control) -> str:
+    select = control.locator("select")
+    if select.count():
+        return select.first.input_value()
     value = control.locator(".widget-readout")
     if value.count():
         return value.first.inner_text()

@@ -389,3 +389,8 @@ def test_inside_explorer_redraws_for_every_slider_and_tells_offset_only_from_fla
     assert "no variation with position" in flat.axes[2].get_title()  # nothing added after block 0
     with pytest.raises(ValueError, match="known: rope-axial, learned"):
         widgets.inside_view(models, images, encoding="alibi2d", block=0, head=0, query=0)
+    assert (
+        widgets.inside_explorer(models, images, encoding="learned").children[0].children[0].value == "learned"
+    )
+    with pytest.raises(ValueError, match="not among the models"):
+        widgets.inside_explorer(models, images, encoding="alibi2d")
