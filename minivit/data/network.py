@@ -1,0 +1,152 @@
+"""A simulated network of nodes in modules: position without a grid.
+
+In the spirit of Ito et al.'s network experiment (arXiv 2406.08272, v3 on), built on the network
+model of Ito et al. (2017, Nature Communications): nodes in modules, dense connections inside a
+module and sparse ones between, nonlinear stochastic dynamics. The parameters here are the course's
+own (a laptop-sized design), not the paper's.
+
+    x[t+1] = (1 - a) x[t] + a tanh(g W x[t]) + sqrt(a) noise[t],   noise ~ N(0, 1)
+
+W has an edge i <- j with probability `p_within` when i and j share a module and `p_between`
+otherwise; an edge's weight is N(1, 0.2), and each row is divided by sqrt(its in-degree). After a
+burn-in each node's trace is z-scored. The node order is then shuffled once, so that a node's index
+says nothing about its module: only a learned encoding can find which nodes belong together.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+
+@dataclass(frozen=True)
+class Network:
+    """A network and a run of its dynamics, in the shuffled node order.
+
+    weights [N, N] (float64; row i: the inputs of node i), modules [N] (each node's module, 0..K-1),
+    order [N] (node k here is node order[k] of the module-sorted network), traces [T, N] (z-scored),
+    and the settings it was drawn with.
+    """
+
+    weights: Tensor
+    modules: Tensor
+    order: Tensor
+    traces: Tensor
+    settings: dict
+
+    @property
+    def nodes(self) -> int:
+        return self.weights.shape[0]
+
+    def sorted_by_module(self) -> Tensor:
+        """The node indices sorted by module (a stable sort): index a matrix with it to see the blocks."""
+        return torch.sort(self.modules, stable=True).indices
+
+    def rerun(self, steps: int, seed: int) -> Network:
+        """The same network (weights, modules, order) run again with fresh noise from `seed`."""
+        s = self.settings
+        inverse = torch.argsort(self.order)
+        unshuffled = self.weights[inverse][:, inverse]
+        traces = _run(unshuffled, steps, s["burn_in"], s["leak"], s["gain"], seed)[:, self.order]
+        return Network(
+            self.weights, self.modules, self.order, traces, {**s, "steps": steps, "noise_seed": seed}
+        )
+
+
+def _check(name: str, value, low, kind=int) -> None:
+    if not isinstance(value, kind) or isinstance(value, bool) or value < low:
+        what = "a whole number" if kind is int else "a number"
+        raise ValueError(f"{name}={value!r}: give {what} >= {low}")
+
+
+def simulate_network(
+    modules: int = 4,
+    nodes_per_module: int = 8,
+    *,
+    steps: int = 2000,
+    p_within: float = 0.5,
+    p_between: float = 0.02,
+    leak: float = 0.5,
+    gain: float = 1.5,
+    burn_in: int = 200,
+    seed: int = 0,
+) -> Network:
+    """Draw a modular network from `seed` and run it for `steps` steps (after `burn_in`).
+
+    Defaults: 4 modules of 8 nodes, edges within a module with probability 0.5 and between modules
+    with 0.02, leak a = 0.5 and gain g = 1.5. Denser coupling between modules (0.05 with g = 2)
+    makes a global mode that hides the modules.
+    """
+    _check("modules", modules, 2)
+    _check("nodes_per_module", nodes_per_module, 2)
+    _check("steps", steps, 2)
+    _check("burn_in", burn_in, 0)
+    for name, p in (("p_within", p_within), ("p_between", p_between)):
+        if not 0 <= p <= 1:
+            raise ValueError(f"{name}={p!r}: an edge probability lies in [0, 1]")
+    if p_within <= p_between:
+        raise ValueError(
+            f"p_within={p_within} <= p_between={p_between}: modules need denser connections inside "
+            "than between; raise p_within or lower p_between"
+        )
+    if not 0 < leak <= 1:
+        raise ValueError(f"leak={leak!r}: give a in (0, 1] (1 forgets the last state entirely)")
+    if not gain > 0:
+        raise ValueError(f"gain={gain!r}: give g > 0")
+    g = torch.Generator().manual_seed(seed)
+    n = modules * nodes_per_module
+    module_of = torch.arange(n) // nodes_per_module
+    same = module_of[:, None] == module_of[None, :]
+    p = torch.where(same, p_within, p_between)
+    edges = (torch.rand(n, n, generator=g, dtype=torch.float64) < p) & ~torch.eye(n, dtype=torch.bool)
+    w = torch.where(edges, 1 + 0.2 * torch.randn(n, n, generator=g, dtype=torch.float64), 0.0)
+    w = w / edges.sum(1, keepdim=True).clamp_min(1).sqrt()
+    order = torch.randperm(n, generator=g)
+    noise_seed = int(torch.randint(2**31 - 1, (1,), generator=g))
+    traces = _run(w, steps, burn_in, leak, gain, noise_seed)
+    settings = {
+        "modules": modules,
+        "nodes_per_module": nodes_per_module,
+        "steps": steps,
+        "p_within": p_within,
+        "p_between": p_between,
+        "leak": leak,
+        "gain": gain,
+        "burn_in": burn_in,
+        "seed": seed,
+        "noise_seed": noise_seed,
+    }
+    return Network(
+        weights=w[order][:, order],
+        modules=module_of[order],
+        order=order,
+        traces=traces[:, order],
+        settings=settings,
+    )
+
+
+def _run(w: Tensor, steps: int, burn_in: int, leak: float, gain: float, seed: int) -> Tensor:
+    """Iterate the dynamics in float64; return the z-scored traces [steps, N] after the burn-in."""
+    g = torch.Generator().manual_seed(seed)
+    w = w.double()
+    n = w.shape[0]
+    x = torch.zeros(n, dtype=torch.float64)
+    out = torch.empty(steps, n, dtype=torch.float64)
+    noise = torch.randn(burn_in + steps, n, generator=g, dtype=torch.float64) * math.sqrt(leak)
+    for t in range(burn_in + steps):
+        x = (1 - leak) * x + leak * torch.tanh(gain * (w @ x)) + noise[t]
+        if t >= burn_in:
+            out[t - burn_in] = x
+    out = (out - out.mean(0)) / out.std(0).clamp_min(1e-12)
+    return out.float()
+
+
+def module_correlations(net: Network) -> tuple[float, float]:
+    """Mean correlation of the traces between two different nodes of one module, and of two modules."""
+    c = torch.corrcoef(net.traces.T)
+    same = net.modules[:, None] == net.modules[None, :]
+    off = ~torch.eye(net.nodes, dtype=torch.bool)
+    return c[same & off].mean().item(), c[~same].mean().item()

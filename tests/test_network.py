@@ -1,0 +1,74 @@
+"""The simulated modular network (minivit.data.network): structure, dynamics, errors."""
+
+import pytest
+import torch
+
+from minivit.data.network import module_correlations, simulate_network
+
+
+def test_network_is_drawn_from_its_seed_in_a_shuffled_order():
+    a, b = simulate_network(seed=3, steps=300), simulate_network(seed=3, steps=300)
+    torch.testing.assert_close(a.traces, b.traces)
+    assert torch.equal(a.order, b.order) and torch.equal(a.weights, b.weights)
+    assert not torch.equal(a.traces, simulate_network(seed=4, steps=300).traces)
+    assert a.traces.shape == (300, 32) and a.weights.shape == (32, 32) and a.nodes == 32
+    assert sorted(a.order.tolist()) == list(range(32))
+    assert torch.bincount(a.modules).tolist() == [8, 8, 8, 8]
+    assert not torch.equal(a.modules, a.modules.sort().values)  # the index does not give the module
+    torch.testing.assert_close(a.traces.mean(0), torch.zeros(32), atol=1e-5, rtol=0)
+    torch.testing.assert_close(a.traces.std(0), torch.ones(32), atol=1e-5, rtol=0)
+
+
+def test_edges_are_dense_inside_a_module_sparse_between_and_scaled_by_in_degree():
+    net = simulate_network(modules=4, nodes_per_module=10, steps=10, p_within=0.6, p_between=0.05, seed=0)
+    edges = net.weights != 0
+    same = net.modules[:, None] == net.modules[None, :]
+    assert not edges.diagonal().any()
+    within = edges[same].float().sum() / (same.sum() - net.nodes)
+    between = edges[~same].float().mean()
+    assert 0.45 < within < 0.75 and between < 0.1
+    # a row's weights are N(1, 0.2) / sqrt(in-degree): their mean times sqrt(degree) is about 1
+    degree = edges.sum(1)
+    scaled = net.weights.sum(1) / degree.clamp_min(1) * degree.clamp_min(1).sqrt()
+    assert (scaled[degree > 0] - 1).abs().mean() < 0.15
+
+
+def test_the_sorted_order_shows_the_modules_as_blocks():
+    net = simulate_network(steps=10, seed=1)
+    s = net.sorted_by_module()
+    assert net.modules[s].tolist() == sorted(net.modules.tolist())
+    blocks = (net.weights[s][:, s] != 0).float().reshape(4, 8, 4, 8).mean(dim=(1, 3))
+    assert (blocks.diagonal() > 3 * (blocks.sum() - blocks.diagonal().sum()) / 12).all()
+
+
+def test_nodes_of_one_module_move_together_more_than_nodes_of_two():
+    for seed in range(3):
+        within, between = module_correlations(simulate_network(gain=0.5, steps=4000, seed=seed))
+        assert within > between + 0.1, (seed, within, between)
+
+
+def test_rerun_keeps_the_network_and_draws_fresh_noise():
+    net = simulate_network(steps=400, seed=2)
+    again = net.rerun(400, seed=9)
+    assert torch.equal(again.weights, net.weights) and torch.equal(again.order, net.order)
+    assert torch.equal(again.modules, net.modules)
+    assert not torch.allclose(again.traces, net.traces)
+    # same noise seed as the original run gives the original traces back
+    torch.testing.assert_close(net.rerun(400, net.settings["noise_seed"]).traces, net.traces)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"modules": 1}, "modules=1"),
+        ({"nodes_per_module": 0}, "nodes_per_module=0"),
+        ({"steps": 1.5}, "whole number"),
+        ({"p_within": 1.2}, r"\[0, 1\]"),
+        ({"p_within": 0.02, "p_between": 0.1}, "denser connections inside"),
+        ({"leak": 0}, "leak=0"),
+        ({"gain": -1}, "gain=-1"),
+    ],
+)
+def test_bad_settings_say_what_to_change(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        simulate_network(**kwargs)
