@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from minivit.data.network import module_correlations, simulate_network
+from minivit.data.network import module_correlations, network_task, simulate_network
 
 
 def test_network_is_drawn_from_its_seed_in_a_shuffled_order():
@@ -72,3 +72,48 @@ def test_rerun_keeps_the_network_and_draws_fresh_noise():
 def test_bad_settings_say_what_to_change(kwargs, match):
     with pytest.raises(ValueError, match=match):
         simulate_network(**kwargs)
+
+
+def test_task_holds_each_nodes_last_values_masks_some_and_targets_the_next():
+    net = simulate_network(steps=60, seed=0)
+    task = network_task(net, window=3, mask_fraction=0.25, start=10, stop=40, seed=1)
+    n = 40 - 1 - (10 + 3 - 1)
+    assert task.inputs.shape == (n, 4, 1, 32) and task.targets.shape == (n, 32) and len(task) == n
+    assert (task.masked.sum(1) == 8).all()  # 25% of 32 nodes in every sample
+    x = net.traces
+    for i in (0, n - 1):
+        t = 12 + i
+        keep = ~task.masked[i]
+        torch.testing.assert_close(task.inputs[i, :3, 0][:, keep], x[t - 2 : t + 1][:, keep])
+        assert (task.inputs[i, :3, 0][:, ~keep] == 0).all()
+        torch.testing.assert_close(task.inputs[i, 3, 0], task.masked[i].float())
+        torch.testing.assert_close(task.targets[i], x[t + 1])
+    assert torch.equal(task.modules, net.modules)
+    again = network_task(net, window=3, mask_fraction=0.25, start=10, stop=40, seed=1)
+    assert torch.equal(again.masked, task.masked)
+    assert not torch.equal(
+        network_task(net, window=3, mask_fraction=0.25, start=10, stop=40, seed=2).masked, task.masked
+    )
+
+
+def test_task_masks_at_least_one_node_and_stays_inside_its_range():
+    net = simulate_network(steps=30, seed=0)
+    task = network_task(net, window=2, mask_fraction=0.001, start=0, stop=10)
+    assert (task.masked.sum(1) == 1).all() and len(task) == 8
+    last_target_t = 9  # t + 1 < stop
+    torch.testing.assert_close(task.targets[-1], net.traces[last_target_t])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"window": 0}, "window=0"),
+        ({"mask_fraction": 1.0}, "mask_fraction=1.0"),
+        ({"start": 20, "stop": 10}, "start=20, stop=10"),
+        ({"stop": 999}, "stop=999"),
+        ({"start": 0, "stop": 4, "window": 4}, "at least 5 steps"),
+    ],
+)
+def test_bad_task_settings_say_what_to_change(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        network_task(simulate_network(steps=30, seed=0), **kwargs)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import torch
 from torch import Tensor
+from torch.utils.data import TensorDataset
 
 
 @dataclass(frozen=True)
@@ -150,3 +151,70 @@ def module_correlations(net: Network) -> tuple[float, float]:
     same = net.modules[:, None] == net.modules[None, :]
     off = ~torch.eye(net.nodes, dtype=torch.bool)
     return c[same & off].mean().item(), c[~same].mean().item()
+
+
+class NetworkTask(TensorDataset):
+    """Masked-node prediction on a network run, as images a ViT reads as one row of N tokens.
+
+    inputs [n, window + 1, 1, N]: channel k < window holds each node's value at t - window + 1 + k,
+    the last channel is 1 where the node is masked (its values are then zeros); targets [n, N]:
+    every node's value at t + 1; masked [n, N] bool: the nodes whose target is scored.
+    """
+
+    def __init__(self, inputs: Tensor, targets: Tensor, masked: Tensor, modules: Tensor):
+        super().__init__(inputs, targets, masked)
+        self.modules = modules
+
+    @property
+    def inputs(self) -> Tensor:
+        return self.tensors[0]
+
+    @property
+    def targets(self) -> Tensor:
+        return self.tensors[1]
+
+    @property
+    def masked(self) -> Tensor:
+        return self.tensors[2]
+
+    def __repr__(self) -> str:
+        n, c, _, nodes = self.inputs.shape
+        return f"NetworkTask(n={n}, {nodes} nodes, window {c - 1}, {self.masked.float().mean():.0%} masked)"
+
+
+def network_task(
+    net: Network,
+    *,
+    window: int = 4,
+    mask_fraction: float = 0.15,
+    start: int = 0,
+    stop: int | None = None,
+    seed: int = 0,
+) -> NetworkTask:
+    """Every time t in [start + window - 1, stop - 1) of `net`'s traces as one sample: the last `window`
+    values of each node, a random `mask_fraction` of the nodes masked (at least one), and the next
+    values as targets. Use disjoint [start, stop) ranges for training and held-out time steps."""
+    steps = net.traces.shape[0]
+    stop = steps if stop is None else stop
+    _check("window", window, 1)
+    if not 0 < mask_fraction < 1:
+        raise ValueError(f"mask_fraction={mask_fraction!r}: give a fraction in (0, 1), e.g. 0.15")
+    if not 0 <= start < stop <= steps:
+        raise ValueError(f"start={start}, stop={stop}: need 0 <= start < stop <= {steps} (the run's steps)")
+    first = start + window - 1  # the first t with a full window
+    n = stop - 1 - first  # t + 1 must be < stop
+    if n < 1:
+        raise ValueError(
+            f"[{start}, {stop}) holds no sample with window {window}: "
+            f"make the range at least {window + 1} steps"
+        )
+    x = net.traces
+    t = torch.arange(first, first + n)
+    values = torch.stack([x[t - window + 1 + k] for k in range(window)], dim=1)  # (n, window, N)
+    g = torch.Generator().manual_seed(seed)
+    k = max(1, round(mask_fraction * net.nodes))
+    masked = torch.zeros(n, net.nodes, dtype=torch.bool)
+    masked.scatter_(1, torch.rand(n, net.nodes, generator=g).argsort(1)[:, :k], True)
+    values = values.masked_fill(masked[:, None, :], 0.0)
+    inputs = torch.cat([values, masked[:, None, :].float()], dim=1)[:, :, None, :]  # (n, window + 1, 1, N)
+    return NetworkTask(inputs, x[t + 1], masked, net.modules)
