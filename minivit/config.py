@@ -8,7 +8,8 @@ from typing import Any
 from minivit.checks import check_number, check_whole
 from minivit.posenc import check_options
 
-POOLS = ("mean", "cls", "last")
+POOLS = ("mean", "cls", "last")  # one vector per image: a classifier
+TOKEN_POOL = "tokens"  # every patch token through the head: one output per token (masked-token prediction)
 
 
 def as_pair(size: int | tuple[int, int]) -> tuple[int, int]:
@@ -48,7 +49,9 @@ class ViTConfig:
     depth: int = 2
     heads: int = 2
     mlp_ratio: float = 4.0
-    pool: str = "mean"  # "mean" (default; MAE's fine-tuning), "cls" (ViT, DeiT, DeiT-III) or "last"
+    pool: str = (
+        "mean"  # "mean" (default; MAE's fine-tuning), "cls" (ViT, DeiT, DeiT-III), "last", or "tokens"
+    )
     norm_first: bool = True  # pre-LayerNorm; False gives the post-LN blocks of the original paper
     dropout: float = 0.0  # tiny models on small data overfit less from fewer steps than from dropout
     position: str = "learned"  # a name in minivit.posenc.REGISTRY
@@ -63,7 +66,8 @@ class ViTConfig:
         check_whole("patch_size", self.patch_size, 1)
         for name in ("in_channels", "dim", "depth", "heads"):
             check_whole(name, getattr(self, name), 1)
-        check_whole("num_classes", self.num_classes, 2)
+        # per-token outputs may be one number (a regression); a classifier needs two classes at least
+        check_whole("num_classes", self.num_classes, 1 if self.pool == TOKEN_POOL else 2)
         check_number("mlp_ratio", self.mlp_ratio, low=0, low_ok=False)
         check_number("dropout", self.dropout, low=0, high=1)
         object.__setattr__(self, "image_size", as_pair(self.image_size))
@@ -73,8 +77,8 @@ class ViTConfig:
                 f"width dim={self.dim} is not divisible by heads={self.heads}; "
                 f"choose dim as a multiple of heads (e.g. dim={self.heads * (self.dim // self.heads + 1)})"
             )
-        if self.pool not in POOLS:
-            raise ValueError(f"unknown pool {self.pool!r}; known pools: {', '.join(POOLS)}")
+        if self.pool not in (*POOLS, TOKEN_POOL):
+            raise ValueError(f"unknown pool {self.pool!r}; known pools: {', '.join((*POOLS, TOKEN_POOL))}")
         shape = {"dim": self.dim, "heads": self.heads, "depth": self.depth}
         check_options(self.position, self.position_options, shape)
 

@@ -112,7 +112,10 @@ class ViT(nn.Module):
         return self.norm(x), grid, attention
 
     def pool(self, x: Tensor) -> Tensor:
-        """Tokens [B, P+N, D] -> one vector per image [B, D]."""
+        """Tokens [B, P+N, D] -> one vector per image [B, D]; with pool "tokens", the N patch tokens
+        [B, N, D] (the head then gives one output per token)."""
+        if self.config.pool == "tokens":
+            return x[:, self.config.num_prefix_tokens :]
         if self.config.pool == "mean":
             return x.mean(dim=1)
         if self.config.pool == "cls":
@@ -124,7 +127,8 @@ class ViT(nn.Module):
         return self.pool(self.tokens(images)[0])
 
     def forward(self, images: Tensor) -> Tensor:
-        """Class logits [B, num_classes] for images [B, C, H, W] of any size divisible by the patch."""
+        """Class logits [B, num_classes] for images [B, C, H, W] of any size divisible by the patch;
+        with pool "tokens", outputs [B, N, num_classes], one per patch token in raster order."""
         return self.head(self.features(images))
 
     def attention_maps(self, images: Tensor) -> list[Tensor]:

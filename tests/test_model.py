@@ -63,3 +63,35 @@ def test_no_weight_decay_on_position_tables_norms_and_biases():
     assert id(model.pos.table) in ids and id(model.cls_token) in ids
     assert id(model.blocks[0].attn.qkv.weight) not in ids
     assert decay["weight_decay"] == 0.05 and no_decay["weight_decay"] == 0.0
+
+
+def test_token_pool_gives_one_output_per_token_a_regression_head_for_a_row_of_tokens():
+    torch.manual_seed(0)
+    config = ViTConfig(image_size=(1, 12), patch_size=1, in_channels=5, num_classes=1, pool="tokens", dim=16)
+    model = ViT(config).eval()
+    x = torch.randn(3, 5, 1, 12)
+    out = model(x)
+    assert out.shape == (3, 12, 1)
+    torch.testing.assert_close(out, model.head(model.tokens(x)[0]))
+    with pytest.raises(ValueError, match="num_classes=1 is below 2"):
+        ViTConfig(num_classes=1)  # a classifier needs two classes
+
+
+def test_token_pool_without_position_is_permutation_equivariant_and_with_it_is_not():
+    torch.manual_seed(0)
+    x, perm = torch.randn(2, 3, 1, 10), torch.randperm(10)
+    for position, equivariant in (("none", True), ("learned", False)):
+        config = ViTConfig(image_size=(1, 10), patch_size=1, num_classes=2, pool="tokens", position=position)
+        model = ViT(config).eval()
+        if position == "learned":
+            torch.nn.init.normal_(model.pos.table, std=1.0)  # a table large enough to matter
+        with torch.no_grad():
+            moved = model(x[..., perm])
+            assert torch.allclose(moved, model(x)[:, perm], atol=1e-5) == equivariant, position
+
+
+def test_token_pool_on_a_row_and_an_unknown_pool_named():
+    config = ViTConfig(image_size=(1, 6), patch_size=1, num_classes=1, pool="tokens")
+    assert ViT(config)(torch.randn(2, 3, 1, 6)).shape == (2, 6, 1)
+    with pytest.raises(ValueError, match="unknown pool 'avg'.*tokens"):
+        ViTConfig(pool="avg")
