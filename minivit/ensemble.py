@@ -47,6 +47,7 @@ from minivit.train import (
     augment_seed,
     check_fit_options,
     check_train_set,
+    is_regression,
     lr_at,
 )
 
@@ -98,6 +99,10 @@ def fit_ensemble(
         compile=compile,
     )
     trains = _per_member(train, len(models), "train")
+    if is_regression(trains[0]):
+        raise ValueError(
+            "fit_ensemble trains classifiers; train a masked-token regression (targets [B, N]) with fit"
+        )
     config = getattr(models[0], "config", None) if models else None
     classes = int(getattr(config, "num_classes", 0)) or None
     if models:  # (an empty list is named by _Stack)

@@ -1,4 +1,5 @@
-"""Accuracy of a trained model, at its training resolution or many."""
+"""Accuracy of a trained model, at its training resolution or many; a masked-token regression's
+error as a fraction of its targets' variance."""
 
 from __future__ import annotations
 
@@ -24,9 +25,34 @@ def predict(model: nn.Module, images: torch.Tensor, *, batch_size: int = 512) ->
 
 
 def evaluate(model: nn.Module, data: TensorDataset, *, batch_size: int = 512) -> float:
-    """Fraction of `data` (images, labels) the model classifies correctly."""
+    """Fraction of `data` (images, labels) the model classifies correctly; for a masked-token
+    regression (inputs, targets, masked), R²: 1 - `unexplained(model, data)`."""
+    if len(data.tensors) >= 3 and data.tensors[1].is_floating_point():
+        return 1 - unexplained(model, data, batch_size=batch_size)
     images, labels = data.tensors[:2]
     return (predict(model, images, batch_size=batch_size) == labels.cpu()).float().mean().item()
+
+
+@torch.no_grad()
+def unexplained(model: nn.Module, data: TensorDataset, *, batch_size: int = 512) -> float:
+    """A masked-token regression's error as a fraction of the variance: the mean squared error over
+    the masked tokens of `data` (inputs, targets [n, N], masked [n, N]) divided by the variance of
+    those targets (1: no better than their mean; 0: exact)."""
+    inputs, targets, masked = data.tensors[:3]
+    device = next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    errors = []
+    for i in range(0, len(inputs), batch_size):
+        out = model(inputs[i : i + batch_size].to(device)).float().cpu()
+        errors.append(
+            (out.reshape(targets[i : i + batch_size].shape) - targets[i : i + batch_size])[
+                masked[i : i + batch_size]
+            ]
+        )
+    model.train(was_training)
+    err = torch.cat(errors).double()
+    return (err.square().mean() / targets[masked].double().var()).item()
 
 
 def evaluate_resolutions(

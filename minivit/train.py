@@ -56,6 +56,7 @@ from minivit.checkpoint import (
     write_atomic,
 )
 from minivit.checks import check_choice, check_number, check_whole
+from minivit.config import grid_of
 from minivit.devices import (
     PRECISIONS,
     autocast_dtype,
@@ -81,10 +82,12 @@ __all__ = [  # with the names of `minivit.checkpoint` and `minivit.devices` that
     "augment_seed",
     "autocast_dtype",
     "check_fit_options",
+    "check_task",
     "check_train_set",
     "default_warmup",
     "fit",
     "init_distributed",
+    "is_regression",
     "load_checkpoint",
     "load_model",
     "lr_at",
@@ -108,7 +111,8 @@ def seed_everything(seed: int) -> None:
 
 @dataclass
 class History:
-    """What happened during training: per-step loss and batch accuracy, and periodic evaluations."""
+    """What happened during training: per-step loss and batch accuracy, and periodic evaluations
+    (for a masked-token regression, "accuracy" is R², the fraction of the variance explained)."""
 
     step: list[int] = field(default_factory=list)
     loss: list[float] = field(default_factory=list)
@@ -254,9 +258,18 @@ def check_fit_options(
     )
 
 
+def is_regression(data: TensorDataset) -> bool:
+    """Whether `data` is a masked-token regression set, TensorDataset(inputs, targets, masked) with
+    float targets [B, N] (as `minivit.data.network_task` makes), rather than (images, labels)."""
+    tensors = getattr(data, "tensors", ())
+    return len(tensors) >= 3 and tensors[1].is_floating_point()
+
+
 def check_train_set(train: TensorDataset, num_classes: int | None = None, name: str = "train") -> None:
     """Raise a ValueError unless `train` holds finite float images [B, C, H, W] and labels in
-    [0, num_classes); `name` is the argument's name in the message (e.g. "eval_data")."""
+    [0, num_classes), or (a masked-token regression) finite float targets [B, N] and a bool mask
+    [B, N] with at least one masked token per example; `name` is the argument's name in the message
+    (e.g. "eval_data")."""
     whose = "the training" if name == "train" else f"{name}:"
     tensors = getattr(train, "tensors", None)
     if not tensors or len(tensors) < 2:
@@ -273,15 +286,73 @@ def check_train_set(train: TensorDataset, num_classes: int | None = None, name: 
         raise ValueError(
             f"{whose} images hold {bad} ({images.dtype}); pass finite float images, e.g. in [0, 1]"
         )
+    if is_regression(train):
+        _check_regression(images, labels, tensors[2], whose)
+        return
     if labels.dtype.is_floating_point or labels.dim() != 1:
         raise ValueError(
-            f"{whose} labels must be whole class numbers [B], got {labels.dtype} {tuple(labels.shape)}"
+            f"{whose} labels must be whole class numbers [B], got {labels.dtype} {tuple(labels.shape)} "
+            "(for a regression on masked tokens pass TensorDataset(inputs, targets [B, N], masked [B, N]))"
         )
     low, high = int(labels.min()), int(labels.max())
     if low < 0 or (num_classes and high >= num_classes):
         raise ValueError(
             f"{whose} labels run from {low} to {high}, but the model has num_classes={num_classes}; "
             f"labels must lie in 0..{(num_classes or high + 1) - 1} (set num_classes in ViTConfig)"
+        )
+
+
+def _check_regression(images: Tensor, targets: Tensor, masked: Tensor, whose: str) -> None:
+    if targets.dim() != 2 or len(targets) != len(images):
+        raise ValueError(
+            f"{whose} targets must be [B, N] (one number per token, B = {len(images)} examples), "
+            f"got {tuple(targets.shape)}"
+        )
+    if not torch.isfinite(targets).all():
+        raise ValueError(f"{whose} targets hold NaN or inf values; pass finite targets")
+    if masked.dtype != torch.bool or masked.shape != targets.shape:
+        raise ValueError(
+            f"{whose} mask must be bool [B, N] like the targets {tuple(targets.shape)}, "
+            f"got {masked.dtype} {tuple(masked.shape)}"
+        )
+    empty = int((~masked.any(1)).sum())
+    if empty:
+        raise ValueError(
+            f"{whose} set has {empty} example(s) with no masked token, so nothing to score; "
+            "mask at least one token in every example"
+        )
+
+
+def check_task(model: nn.Module, data: TensorDataset, name: str = "train") -> None:
+    """Raise a ValueError if a minivit model cannot be trained on `data`: a masked-token regression
+    needs pool "tokens", num_classes 1 and one target per patch token; a classifier, a pooled
+    model (a model without a ViTConfig is not checked)."""
+    config = getattr(model, "config", None)
+    pool = getattr(config, "pool", None)
+    if pool is None:
+        return
+    if not is_regression(data):
+        if pool == "tokens":
+            raise ValueError(
+                f"{name} holds class labels, but the model has pool='tokens' (one output per token); "
+                "pool the tokens (pool='mean', 'cls' or 'last') to classify images, or pass "
+                "TensorDataset(inputs, targets [B, N], masked [B, N]) for a masked-token regression"
+            )
+        return
+    targets = data.tensors[1]
+    if pool != "tokens" or config.num_classes != 1:
+        raise ValueError(
+            f"{name} is a masked-token regression (targets [B, N]), but the model has pool={pool!r} and "
+            f"num_classes={config.num_classes}; build it with pool='tokens' and num_classes=1"
+        )
+    if targets.dim() != 2 or data.tensors[0].dim() != 4:
+        return  # check_train_set names the shapes
+    tokens = targets.shape[1]
+    gh, gw = grid_of(tuple(data.tensors[0].shape[-2:]), config.patch_size)
+    if gh * gw != tokens:
+        raise ValueError(
+            f"{name} has {tokens} targets per example, but its inputs make {gh}x{gw} = {gh * gw} tokens "
+            f"at patch size {config.patch_size}; give one target per token"
         )
 
 
@@ -316,6 +387,12 @@ def fit(
 ) -> History:
     """Train `model` on `train` (a TensorDataset of images and labels) for `steps` steps; return
     the History of the run.
+
+    A model with pool="tokens" and num_classes=1 trains as a masked-token regression on
+    TensorDataset(inputs, targets [B, N], masked [B, N]) (`minivit.data.network_task`): the loss is
+    the mean squared error over the masked tokens, and the history's "accuracy" is R², the fraction
+    of the masked targets' variance explained (on the batch against the training set's variance; on
+    `eval_data` against its own).
 
     Args:
         warmup, schedule: warmup steps (default: 5% of `steps`), then "cosine" decay to 0 or "constant".
@@ -364,7 +441,17 @@ def fit(
         augment=augment,
     )
     if eval_data is not None:
+        check_task(model, eval_data, "eval_data")
         check_train_set(eval_data, getattr(getattr(model, "config", None), "num_classes", None), "eval_data")
+        if is_regression(eval_data) != is_regression(train):
+            raise ValueError(
+                "eval_data and train must be the same kind: both classification or both regression"
+            )
+    if is_regression(train) and (augment or label_smoothing):
+        raise ValueError(
+            "augment and label_smoothing are for classifying images; leave them out for a masked-token "
+            "regression"
+        )
     if callback is not None and not callable(callback):
         raise ValueError(f"callback={callback!r} is not a function; pass callback(step, model, history)")
     if out is not None:
@@ -396,13 +483,15 @@ class _Run:
         eval_size: int = 0,
     ):
         classes = int(getattr(getattr(model, "config", None), "num_classes", 0)) or None
+        check_task(model, train)
         check_train_set(train, classes)
+        self.regression = is_regression(train)
         self.device = device = pick_device(device)
         self.rank, processes = world()
         check_split(settings.batch_size, processes)
         memory.check_training(
             model,
-            train.tensors[:2],
+            train.tensors[: 3 if self.regression else 2],
             batch_size=min(settings.batch_size, len(train.tensors[0])) // processes,
             optimizer=settings.optimizer,
             device=device,
@@ -411,9 +500,14 @@ class _Run:
         )
         self.model, self.settings, self.augment = model.to(device).train(), settings, augment
         self.images, self.labels = (t.to(device) for t in train.tensors[:2])
-        self.classes = classes or int(self.labels.max()) + 1
+        if self.regression:  # labels: the targets; the mask says which of them are scored
+            self.masked = train.tensors[2].to(device)
+            objective = _MaskedMSE(train.tensors[1][train.tensors[2]].var().item())
+        else:
+            self.classes = classes or int(self.labels.max()) + 1
+            objective = _CrossEntropy(settings.label_smoothing)
         self.path = Path(out) / CHECKPOINT if out is not None else None
-        self.step = _Step(model, settings, device, precision, compile, processes)
+        self.step = _Step(model, settings, device, precision, compile, processes, objective)
         torch.manual_seed(settings.seed)
         self.batches = _Batches(
             len(self.images), settings.batch_size, settings.seed, device, self.rank, processes
@@ -423,12 +517,17 @@ class _Run:
         hint = (
             f"lower the learning rate (lr={settings.lr}) or clip gradients (grad_clip={settings.grad_clip})"
         )
-        self.meter = _Meter([self.history], processes, self.path, hint)
+        self.meter = _Meter(
+            [self.history], processes, self.path, hint, score="r2" if self.regression else "acc"
+        )
 
     def batch(self, step: int) -> tuple[Tensor, Tensor, Tensor]:
-        """Images, targets (mixed by augmentation, if any) and labels of the step's batch."""
+        """Images, targets (mixed by augmentation, if any) and labels of the step's batch; for a
+        regression, inputs, targets and the mask."""
         idx = self.batches.next()
         x, y = self.images[idx], self.labels[idx]
+        if self.regression:
+            return x, y, self.masked[idx]
         if not self.augment:
             return x, y, y
         # reseeded every step, so a resumed run (and each process) draws what it would have
@@ -515,9 +614,34 @@ class _Run:
         self.meter.histories = [self.history]
 
 
+class _CrossEntropy:
+    """A classifier's loss (with label smoothing) and batch accuracy."""
+
+    def __init__(self, label_smoothing: float):
+        self.label_smoothing = label_smoothing
+
+    def __call__(self, logits: Tensor, target: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+        loss = F.cross_entropy(logits.float(), target, label_smoothing=self.label_smoothing)
+        return loss, (logits.argmax(-1) == y).float().mean()
+
+
+class _MaskedMSE:
+    """A masked-token regression's loss, the mean squared error over the masked tokens, and its R²
+    against `variance` (the training set's masked targets')."""
+
+    def __init__(self, variance: float):
+        self.variance = max(variance, 1e-12)
+
+    def __call__(self, out: Tensor, targets: Tensor, masked: Tensor) -> tuple[Tensor, Tensor]:
+        err = (out.float().reshape(targets.shape) - targets).square()
+        loss = err[masked].mean()
+        return loss, 1 - loss.detach() / self.variance
+
+
 class _Step:
     """One optimizer step: forward (under autocast), loss, backward (with loss scaling for fp16),
-    clipping, update. Returns the loss and the batch accuracy as tensors on the device (no wait)."""
+    clipping, update. Returns the loss and the batch accuracy (a regression's R²) as tensors on the
+    device (no wait)."""
 
     def __init__(
         self,
@@ -527,8 +651,10 @@ class _Step:
         precision: str,
         compile: bool | str,
         world: int,
+        objective: _CrossEntropy | _MaskedMSE | None = None,
     ):
         self.model, self.settings = model, settings
+        self.objective = objective or _CrossEntropy(settings.label_smoothing)
         self.opt = _optimizer(model, settings)
         dtype = autocast_dtype(device, precision)
         self.autocast = torch.autocast(device.type, dtype=dtype or torch.float32, enabled=dtype is not None)
@@ -544,9 +670,7 @@ class _Step:
         if self.graphs:
             torch.compiler.cudagraph_mark_step_begin()
         with self.autocast:
-            logits = self.net(x)
-            loss = F.cross_entropy(logits.float(), target, label_smoothing=s.label_smoothing)
-        correct = (logits.argmax(-1) == y).float().mean()
+            loss, correct = self.objective(self.net(x), target, y)
         self.opt.zero_grad(set_to_none=True)
         self.scaler.scale(loss).backward()
         if s.grad_clip:
@@ -615,9 +739,17 @@ class _Meter:
     (under torchrun: averaged over the processes, as one process would see the global batch). Keeps
     one History per model trained at once (`minivit.ensemble`), each named for the errors."""
 
-    def __init__(self, histories: list[History], world: int, path: Path | None, hint: str, names=None):
+    def __init__(
+        self,
+        histories: list[History],
+        world: int,
+        path: Path | None,
+        hint: str,
+        names=None,
+        score: str = "acc",
+    ):
         self.histories, self.world, self.path, self.hint = histories, world, path, hint
-        self.names = names
+        self.names, self.score = names, score
         self.steps: list[int] = []
         self.values: list[Tensor] = []
 
@@ -656,7 +788,7 @@ class _Meter:
         post = {}
         if hs:
             post["loss"] = f"{np.mean([h.loss[-1] for h in hs]):.3f}"
-            post["acc"] = f"{np.mean([h.accuracy[-20:] for h in hs]):.2f}"
+            post[self.score] = f"{np.mean([h.accuracy[-20:] for h in hs]):.2f}"
         evals = [h.eval_accuracy[-1] for h in self.histories if h.eval_accuracy]
         if evals:
             post["eval"] = f"{np.mean(evals):.2f}"
