@@ -12,6 +12,11 @@ leave it as it was; the offset functions take scores between patches [..., N, N]
                               does a score depend on the offset only, and is it symmetric in it
     position_probe            a linear read-out of (row, col) from the tokens before and after each block
     mean_attention_distances  mean attention distance per block and head
+
+Which tokens belong together (a table's similarity against a network's modules):
+
+    kmeans, adjusted_rand_index, rank_correlation, within_between
+    module_recovery           all three measures of a table against the modules, with permutation nulls
 """
 
 from __future__ import annotations
@@ -471,3 +476,139 @@ def mean_attention_distances(model: ViT, images: Tensor) -> Tensor:
         _, grid, maps = model.tokens(images, need_weights=True)
     p = model.pos.num_prefix_tokens
     return torch.stack([mean_attention_distance(w, grid, p) for w in maps])
+
+
+# Which tokens belong together: a table's similarity against known modules (lesson 10)
+
+
+def kmeans(points: Tensor, k: int, *, restarts: int = 10, iterations: int = 100, seed: int = 0) -> Tensor:
+    """Cluster labels [n] (0..k-1) of the rows of `points` [n, D]: Lloyd's k-means from k-means++
+    starts (Arthur & Vassilvitskii 2007), the best of `restarts` by within-cluster sum of squares."""
+    x = points.detach().double()
+    n = len(x)
+    if not 1 <= k <= n:
+        raise ValueError(f"k={k}: give 1 <= k <= {n} (the number of points)")
+    g = torch.Generator().manual_seed(seed)
+    best, best_cost = None, math.inf
+    for _ in range(restarts):
+        centres = x[torch.randint(n, (1,), generator=g)]
+        for _ in range(k - 1):  # k-means++: the next centre drawn in proportion to squared distance
+            d2 = torch.cdist(x, centres).min(1).values.square()
+            weights = d2 if d2.sum() > 0 else torch.ones(n, dtype=x.dtype)
+            centres = torch.cat([centres, x[torch.multinomial(weights, 1, generator=g)]])
+        labels = torch.cdist(x, centres).argmin(1)
+        for _ in range(iterations):
+            for c in range(k):
+                if (labels == c).any():
+                    centres[c] = x[labels == c].mean(0)
+            new = torch.cdist(x, centres).argmin(1)
+            if torch.equal(new, labels):
+                break
+            labels = new
+        cost = (x - centres[labels]).square().sum().item()
+        if cost < best_cost - 1e-12:
+            best, best_cost = labels, cost
+    return best
+
+
+def adjusted_rand_index(a: Tensor, b: Tensor) -> float:
+    """Agreement of two partitions of the same items (Hubert & Arabie 1985): 1 when they are the same
+    up to the names of the groups, 0 on average for unrelated ones (it can be negative)."""
+    a, b = torch.as_tensor(a).long().flatten(), torch.as_tensor(b).long().flatten()
+    if a.shape != b.shape or len(a) < 2:
+        raise ValueError(f"give two labelings of the same items (at least 2), got {len(a)} and {len(b)}")
+    _, a = torch.unique(a, return_inverse=True)
+    _, b = torch.unique(b, return_inverse=True)
+    table = torch.zeros(int(a.max()) + 1, int(b.max()) + 1, dtype=torch.float64)
+    table.index_put_((a, b), torch.ones(len(a), dtype=torch.float64), accumulate=True)
+
+    def pairs(t: Tensor) -> Tensor:
+        return (t * (t - 1) / 2).sum()
+
+    both, rows, cols = pairs(table), pairs(table.sum(1)), pairs(table.sum(0))
+    expected = rows * cols / (len(a) * (len(a) - 1) / 2)
+    top = (rows + cols) / 2
+    if top == expected:  # both partitions trivial (one group each, or all singletons)
+        return 1.0
+    return ((both - expected) / (top - expected)).item()
+
+
+def _ranks(x: Tensor) -> Tensor:
+    """Ranks of x (0-based), ties given their average rank."""
+    x = x.double().flatten()
+    order = torch.argsort(x, stable=True)
+    ranks = torch.empty_like(x)
+    ranks[order] = torch.arange(len(x), dtype=x.dtype)
+    values, inverse = torch.unique(x, return_inverse=True)
+    total = torch.zeros(len(values), dtype=x.dtype).index_add_(0, inverse, ranks)
+    count = torch.zeros(len(values), dtype=x.dtype).index_add_(0, inverse, torch.ones_like(x))
+    return (total / count)[inverse]
+
+
+def rank_correlation(a: Tensor, b: Tensor) -> float:
+    """Spearman's rank correlation of two equally long sets of numbers (ties: average ranks)."""
+    ra, rb = _ranks(a), _ranks(b)
+    if ra.shape != rb.shape:
+        raise ValueError(f"give two sets of numbers of one length, got {len(ra)} and {len(rb)}")
+    ra, rb = ra - ra.mean(), rb - rb.mean()
+    return (ra @ rb / (ra.norm() * rb.norm()).clamp_min(1e-300)).item()
+
+
+def within_between(similarity: Tensor, modules: Tensor) -> float:
+    """Mean similarity of two different tokens of one module minus that of two tokens of two modules."""
+    modules = torch.as_tensor(modules)
+    same = modules[:, None] == modules[None, :]
+    off = ~torch.eye(len(modules), dtype=torch.bool)
+    s = similarity.double()
+    return (s[same & off].mean() - s[~same].mean()).item()
+
+
+def module_recovery(
+    table: Tensor, modules: Tensor, weights: Tensor, *, permutations: int = 1000, seed: int = 0
+) -> dict:
+    """How well a table of token vectors [N, D] finds the modules of the network it was trained on,
+    each measure with a permutation null (the same measure with the tokens' modules, or their places
+    in the network, shuffled `permutations` times):
+
+        within_between  mean cosine similarity inside a module minus between modules (null: modules
+                        shuffled)
+        ari             adjusted Rand index of k-means (as many clusters as modules, on the unit
+                        vectors) against the modules (null: modules shuffled)
+        connectivity    rank correlation over token pairs of cosine similarity and connection
+                        strength |w_ij| + |w_ji| (null: tokens shuffled on the network)
+
+    Returns {measure: value, measure + "_null": [mean, 95th percentile], measure + "_p": the share
+    of the null at or above the value (with the value itself counted), "clusters": k-means labels}.
+    """
+    modules = torch.as_tensor(modules).long()
+    n = len(modules)
+    if table.dim() != 2 or len(table) != n or weights.shape != (n, n):
+        raise ValueError(
+            f"give a table [N, D], modules [N] and weights [N, N] of one N: got {tuple(table.shape)}, "
+            f"{tuple(modules.shape)}, {tuple(weights.shape)}"
+        )
+    k = len(torch.unique(modules))
+    sim = cosine_similarity(table).double()
+    clusters = kmeans(F.normalize(table.detach().double(), dim=-1), k, seed=seed)
+    strength = (weights.abs() + weights.abs().T).double()
+    iu = torch.triu_indices(n, n, offset=1)
+
+    def connectivity(order: Tensor) -> float:
+        return rank_correlation(sim[iu[0], iu[1]], strength[order][:, order][iu[0], iu[1]])
+
+    measures = {
+        "within_between": lambda order: within_between(sim, modules[order]),
+        "ari": lambda order: adjusted_rand_index(clusters, modules[order]),
+        "connectivity": connectivity,
+    }
+    g = torch.Generator().manual_seed(seed)
+    orders = [torch.randperm(n, generator=g) for _ in range(permutations)]
+    out: dict = {"clusters": clusters.tolist()}
+    identity = torch.arange(n)
+    for name, measure in measures.items():
+        value = measure(identity)
+        null = torch.tensor([measure(o) for o in orders], dtype=torch.float64)
+        out[name] = value
+        out[name + "_null"] = [null.mean().item(), torch.quantile(null, 0.95).item()]
+        out[name + "_p"] = ((null >= value - 1e-12).sum().item() + 1) / (permutations + 1)
+    return out

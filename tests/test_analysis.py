@@ -2,8 +2,10 @@ import math
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 from minivit import analysis, posenc
+from minivit.data.network import simulate_network
 from minivit.posenc.base import grid_coords
 from minivit.posenc.sinusoidal import sincos_2d
 
@@ -301,3 +303,71 @@ def test_mean_attention_distances_per_block_and_head_by_hand(pool):
     # no position and the same content everywhere: uniform attention, (0 + 1 + 1 + sqrt2) / 4
     uniform = analysis.mean_attention_distances(_vit("none", image_size=8, pool=pool), torch.ones(2, 3, 8, 8))
     torch.testing.assert_close(uniform, torch.full((2, 2), (2 + s2) / 4))
+
+
+# which tokens belong together (lesson 10)
+
+
+def test_adjusted_rand_index_matches_scikit_learn_and_its_anchors():
+    metrics = pytest.importorskip("sklearn.metrics")
+    g = torch.Generator().manual_seed(0)
+    for _ in range(20):
+        a, b = torch.randint(0, 4, (30,), generator=g), torch.randint(0, 3, (30,), generator=g)
+        expected = metrics.adjusted_rand_score(a, b)
+        assert analysis.adjusted_rand_index(a, b) == pytest.approx(expected, abs=1e-12)
+    a = torch.arange(32) // 8
+    assert analysis.adjusted_rand_index(a, (a + 1) % 4) == 1.0  # the names of the groups do not matter
+    assert analysis.adjusted_rand_index(a, torch.zeros(32)) == pytest.approx(0.0)
+
+
+def test_rank_correlation_matches_scipy_with_ties():
+    stats = pytest.importorskip("scipy.stats")
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(200, generator=g)
+    y = torch.where(torch.rand(200, generator=g) < 0.7, 0.0, x + torch.randn(200, generator=g))  # many ties
+    assert analysis.rank_correlation(x, y) == pytest.approx(stats.spearmanr(x, y).statistic, abs=1e-12)
+    assert analysis.rank_correlation(x, x.exp()) == pytest.approx(1.0)  # any increasing map
+
+
+def test_kmeans_finds_separated_clusters_and_its_cost_is_at_most_scikit_learns():
+    cluster = pytest.importorskip("sklearn.cluster")
+    g = torch.Generator().manual_seed(2)
+    truth = torch.arange(40) // 10
+    centres = torch.randn(4, 6, generator=g) * 5
+    points = centres[truth] + torch.randn(40, 6, generator=g)
+    labels = analysis.kmeans(points, 4, seed=0)
+    assert analysis.adjusted_rand_index(labels, truth) == 1.0
+    noise = torch.randn(60, 5, generator=g).double()
+
+    def cost(labels):
+        parts = [noise[labels == c] for c in labels.unique()]
+        return sum(((p - p.mean(0)) ** 2).sum().item() for p in parts)
+
+    ours = cost(analysis.kmeans(noise, 4, restarts=10, seed=0))
+    theirs = cluster.KMeans(4, n_init=10, random_state=0).fit(noise.numpy()).inertia_
+    assert ours <= theirs * 1.02
+
+
+def test_module_recovery_is_perfect_for_a_module_code_and_at_its_null_for_a_random_table():
+    net = simulate_network(steps=10, seed=0)
+    code = F.one_hot(net.modules, 4).float()
+    perfect = analysis.module_recovery(code, net.modules, net.weights, permutations=200)
+    assert perfect["ari"] == 1.0 and perfect["within_between"] == pytest.approx(1.0)
+    assert perfect["ari_p"] == perfect["within_between_p"] == pytest.approx(1 / 201)
+    assert perfect["connectivity"] > perfect["connectivity_null"][1]  # edges are denser inside modules
+    values = {m: [] for m in ("within_between", "ari", "connectivity")}
+    for seed in range(20):
+        random = torch.randn(32, 16, generator=torch.Generator().manual_seed(seed))
+        r = analysis.module_recovery(random, net.modules, net.weights, permutations=100, seed=seed)
+        for m in values:
+            values[m].append(r[m + "_p"])
+    # a table that knows nothing of the modules: p-values spread over (0, 1], about half below 0.5
+    for m, ps in values.items():
+        assert 4 <= sum(p < 0.5 for p in ps) <= 16, (m, ps)
+
+
+def test_module_recovery_names_mismatched_shapes():
+    with pytest.raises(ValueError, match="of one N"):
+        analysis.module_recovery(torch.randn(5, 3), torch.arange(4), torch.zeros(4, 4))
+    with pytest.raises(ValueError, match="k=5"):
+        analysis.kmeans(torch.randn(4, 2), 5)
