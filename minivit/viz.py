@@ -749,3 +749,109 @@ def position_scores(
     if title:
         fig.suptitle(title, fontsize=10)
     return fig
+
+
+def _module_lines(ax, modules: Sequence[int]) -> None:
+    """Thin lines between the modules of a matrix whose rows are sorted by module."""
+    counts = np.bincount(np.asarray(modules))
+    for edge in np.cumsum(counts)[:-1]:
+        ax.axhline(edge - 0.5, color="white", lw=0.8)
+        ax.axvline(edge - 0.5, color="white", lw=0.8)
+
+
+def _matrix(ax, m: np.ndarray, title: str, cmap: str, vmin: float, vmax: float):
+    im = ax.imshow(m, cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest")
+    ax.set_title(title, fontsize=9)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    return im
+
+
+def network(
+    weights: Tensor, modules: Tensor, traces: Tensor, *, nodes_shown: int = 6, steps: int = 150
+) -> Figure:
+    """A simulated network (`minivit.data.network`): its connections in the token order and sorted by
+    module, the correlation of the nodes' traces sorted by module, and a few traces coloured by
+    module."""
+    order = np.argsort(modules.numpy(), kind="stable")
+    w = weights.abs().numpy()
+    corr = np.corrcoef(traces.numpy().T)
+    fig = Figure(figsize=(12, 3.2), layout="constrained")
+    axes = fig.subplots(1, 4, width_ratios=[1, 1, 1, 1.6])
+    top = float(w.max())
+    _matrix(axes[0], w, "connections, token order", "Greys", 0, top)
+    _matrix(axes[1], w[order][:, order], "connections, sorted by module", "Greys", 0, top)
+    _module_lines(axes[1], modules[order])
+    im = _matrix(axes[2], corr[order][:, order], "correlation of the traces", "RdBu_r", -1, 1)
+    _module_lines(axes[2], modules[order])
+    fig.colorbar(im, ax=axes[2], shrink=0.8)
+    colours = [_cmap("tab10")(k % 10) for k in range(int(modules.max()) + 1)]
+    shown = [int(i) for k in range(2) for i in np.flatnonzero(modules.numpy() == k)[: nodes_shown // 2]]
+    for rank, i in enumerate(shown):
+        axes[3].plot(traces[:steps, i].numpy() + 3 * rank, color=colours[int(modules[i])], lw=0.8)
+    axes[3].set(title=f"{len(shown)} nodes of 2 modules (colour: module)", xlabel="time step", yticks=[])
+    return fig
+
+
+def module_similarity(
+    table: Tensor, modules: Tensor, *, title: str = "", fig=None, score: float | None = None
+) -> Figure:
+    """The cosine similarity of a table's token vectors, in the token order (as the model sees them)
+    and with the tokens sorted by their true module (lines between the modules)."""
+    if fig is None:
+        fig = Figure(figsize=(7.2, 3.4), layout="constrained")
+    axes = fig.subplots(1, 2)
+    sim = cosine_similarity(table).cpu().numpy()
+    order = np.argsort(modules.numpy(), kind="stable")
+    _matrix(axes[0], sim, "token order", "viridis", -1, 1)
+    im = _matrix(axes[1], sim[order][:, order], "sorted by module", "viridis", -1, 1)
+    _module_lines(axes[1], modules[order])
+    fig.colorbar(im, ax=axes[1], shrink=0.8, label="cosine similarity")
+    if score is not None:
+        title = f"{title}: within − between {score:.2f}" if title else f"within − between {score:.2f}"
+    if title:
+        fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def network_sweep(
+    summary: Mapping[str, Mapping], runs: Sequence[Mapping], labels: Mapping[str, str]
+) -> Figure:
+    """The recorded network sweep (`minivit.experiments.network`), one column per arm: error on
+    held-out steps as a fraction of the variance, and how well the table recovers the modules
+    (within − between similarity, with its permutation null's 95th percentile; adjusted Rand
+    index). Bars: mean over seeds; dots: single seeds."""
+    arms = list(summary)
+    x = np.arange(len(arms))
+    fig = Figure(figsize=(12, 3.4), layout="constrained")
+    axes = fig.subplots(1, 3)
+    for ax, split, title in (
+        (axes[0], "later", "later steps of the same run"),
+        (axes[0], "rerun", "a second run, fresh noise"),
+    ):
+        offset = -0.2 if split == "later" else 0.2
+        ax.bar(
+            x + offset, [summary[a][f"unexplained_{split}"] for a in arms], width=0.4, label=title, alpha=0.7
+        )
+        for r in runs:
+            ax.plot(arms.index(r["arm"]) + offset, r["unexplained"][split], ".", color="k", alpha=0.4, ms=4)
+    axes[0].set(ylabel="error / variance", title="masked nodes, held out (lower is better)")
+    axes[0].legend(fontsize=8, loc="lower left")
+    for ax, measure, title in (
+        (axes[1], "within_between", "within − between similarity"),
+        (axes[2], "ari", "adjusted Rand index of k-means"),
+    ):
+        has = [a for a in arms if measure in summary[a]]
+        xs = [arms.index(a) for a in has]
+        ax.bar(xs, [summary[a][measure] for a in has], width=0.6, color="tab:green", alpha=0.7)
+        for r in runs:
+            if "recovery" in r:
+                ax.plot(arms.index(r["arm"]), r["recovery"][measure], ".", color="k", alpha=0.4, ms=4)
+                top = r["recovery"][measure + "_null"][1]
+                ax.plot(arms.index(r["arm"]) + np.array([-0.3, 0.3]), [top, top], color="tab:red", lw=0.8)
+        ax.set(title=title + " (red: null's 95th pct.)")
+        ax.axhline(0, color="gray", lw=0.6)
+    for ax in axes:
+        ax.set_xticks(x, [labels[a] for a in arms], rotation=45, ha="right", fontsize=8)
+        ax.grid(alpha=0.3, axis="y")
+    return fig

@@ -491,3 +491,26 @@ def inside_explorer(models: Mapping[str, nn.Module], images: Tensor, encoding: s
             "index": _slider(0, 0, len(images) - 1, "image"),
         },
     )
+
+
+def network_view(
+    snapshots: Mapping[str, Sequence[tuple[int, Tensor]]], modules: Tensor, *, run: str, snapshot: int
+) -> Figure:
+    """One run's table at one of its training snapshots: similarity in the token order and sorted by
+    module, with its within − between similarity."""
+    step, table = snapshots[run][snapshot]
+    score = analysis.within_between(analysis.cosine_similarity(table), modules)
+    return viz.module_similarity(table, modules, title=f"{run}, step {step}", score=score)
+
+
+def network_explorer(snapshots: Mapping[str, Sequence[tuple[int, Tensor]]], modules: Tensor) -> W.VBox:
+    """Controls: which run (its σ), which training snapshot."""
+    runs = list(snapshots)
+    count = len(snapshots[runs[0]])
+    return explorer(
+        lambda run, snapshot: network_view(snapshots, modules, run=run, snapshot=snapshot),
+        {
+            "run": W.ToggleButtons(options=runs, value=runs[0], description="table"),
+            "snapshot": _slider(count - 1, 0, count - 1, "snapshot"),
+        },
+    )

@@ -117,3 +117,22 @@ def test_task_masks_at_least_one_node_and_stays_inside_its_range():
 def test_bad_task_settings_say_what_to_change(kwargs, match):
     with pytest.raises(ValueError, match=match):
         network_task(simulate_network(steps=30, seed=0), **kwargs)
+
+
+def test_a_rerun_is_measured_in_the_first_runs_units():
+    net = simulate_network(steps=2000, seed=5)
+    assert torch.equal(net.rerun(300, seed=1).scale, net.scale)
+    torch.testing.assert_close(
+        net.traces.double() * net.scale[1] + net.scale[0], _raw(net), rtol=1e-5, atol=1e-5
+    )
+    # a short rerun is not z-scored on its own: its means are not all zero
+    assert net.rerun(300, seed=1).traces.mean(0).abs().max() > 0.05
+
+
+def _raw(net):
+    from minivit.data.network import _run
+
+    s = net.settings
+    inverse = torch.argsort(net.order)
+    w = net.weights[inverse][:, inverse]
+    return _run(w, s["steps"], s["burn_in"], s["leak"], s["gain"], s["noise_seed"])[:, net.order]

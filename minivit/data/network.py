@@ -29,13 +29,15 @@ class Network:
 
     weights [N, N] (float64; row i: the inputs of node i), modules [N] (each node's module, 0..K-1),
     order [N] (node k here is node order[k] of the module-sorted network), traces [T, N] (z-scored),
-    and the settings it was drawn with.
+    scale [2, N] (the mean and standard deviation that z-scored the first run; a rerun is measured
+    in the same units), and the settings it was drawn with.
     """
 
     weights: Tensor
     modules: Tensor
     order: Tensor
     traces: Tensor
+    scale: Tensor
     settings: dict
 
     @property
@@ -47,13 +49,21 @@ class Network:
         return torch.sort(self.modules, stable=True).indices
 
     def rerun(self, steps: int, seed: int) -> Network:
-        """The same network (weights, modules, order) run again with fresh noise from `seed`."""
+        """The same network (weights, modules, order) run again with fresh noise from `seed`, z-scored
+        with the first run's mean and standard deviation (not its own: a short run in which a module
+        stays on one side would otherwise be stretched into other units)."""
         s = self.settings
         inverse = torch.argsort(self.order)
         unshuffled = self.weights[inverse][:, inverse]
-        traces = _run(unshuffled, steps, s["burn_in"], s["leak"], s["gain"], seed)[:, self.order]
+        raw = _run(unshuffled, steps, s["burn_in"], s["leak"], s["gain"], seed)[:, self.order]
+        traces = ((raw - self.scale[0]) / self.scale[1]).float()
         return Network(
-            self.weights, self.modules, self.order, traces, {**s, "steps": steps, "noise_seed": seed}
+            self.weights,
+            self.modules,
+            self.order,
+            traces,
+            self.scale,
+            {**s, "steps": steps, "noise_seed": seed},
         )
 
 
@@ -109,7 +119,8 @@ def simulate_network(
     w = w / edges.sum(1, keepdim=True).clamp_min(1).sqrt()
     order = torch.randperm(n, generator=g)
     noise_seed = int(torch.randint(2**31 - 1, (1,), generator=g))
-    traces = _run(w, steps, burn_in, leak, gain, noise_seed)
+    raw = _run(w, steps, burn_in, leak, gain, noise_seed)[:, order]
+    scale = torch.stack([raw.mean(0), raw.std(0).clamp_min(1e-12)])
     settings = {
         "modules": modules,
         "nodes_per_module": nodes_per_module,
@@ -126,13 +137,14 @@ def simulate_network(
         weights=w[order][:, order],
         modules=module_of[order],
         order=order,
-        traces=traces[:, order],
+        traces=((raw - scale[0]) / scale[1]).float(),
+        scale=scale,
         settings=settings,
     )
 
 
 def _run(w: Tensor, steps: int, burn_in: int, leak: float, gain: float, seed: int) -> Tensor:
-    """Iterate the dynamics in float64; return the z-scored traces [steps, N] after the burn-in."""
+    """Iterate the dynamics in float64; return the traces [steps, N] after the burn-in (float64)."""
     g = torch.Generator().manual_seed(seed)
     w = w.double()
     n = w.shape[0]
@@ -143,8 +155,7 @@ def _run(w: Tensor, steps: int, burn_in: int, leak: float, gain: float, seed: in
         x = (1 - leak) * x + leak * torch.tanh(gain * (w @ x)) + noise[t]
         if t >= burn_in:
             out[t - burn_in] = x
-    out = (out - out.mean(0)) / out.std(0).clamp_min(1e-12)
-    return out.float()
+    return out
 
 
 def module_correlations(net: Network) -> tuple[float, float]:
