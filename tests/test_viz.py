@@ -394,3 +394,63 @@ def test_inside_explorer_redraws_for_every_slider_and_tells_offset_only_from_fla
     )
     with pytest.raises(ValueError, match="not among the models"):
         widgets.inside_explorer(models, images, encoding="alibi2d")
+
+
+def test_network_figures_sort_by_module_and_mark_the_blocks():
+    from minivit.data.network import simulate_network
+
+    net = simulate_network(steps=200, seed=0)
+    fig = viz.network(net.weights, net.modules, net.traces)
+    titles = [ax.get_title() for ax in fig.axes[:4]]
+    assert titles[:3] == [
+        "connections, token order",
+        "connections, sorted by module",
+        "correlation of the traces",
+    ]
+    assert len(fig.axes[3].lines) == 6
+    # sorted by module, the connections sit in blocks on the diagonal; 3 lines each way between 4 modules
+    sorted_weights = fig.axes[1].images[0].get_array()
+    blocks = np.abs(np.asarray(sorted_weights)).reshape(4, 8, 4, 8).sum(axis=(1, 3))
+    assert (np.diag(blocks) > blocks.sum(0) / 2).all()
+    assert len(fig.axes[1].lines) == 6
+    code = torch.nn.functional.one_hot(net.modules, 4).float()
+    fig = viz.module_similarity(code, net.modules, title="code", score=1.0)
+    shown = np.asarray(fig.axes[1].images[0].get_array())
+    assert np.allclose(shown, np.kron(np.eye(4), np.ones((8, 8))))  # sorted: exactly the blocks
+    assert fig._suptitle.get_text() == "code: within − between 1.00"
+
+
+def test_network_sweep_has_a_bar_per_arm_and_the_null_per_run():
+    runs = [
+        {"arm": arm, "seed": s, "unexplained": {"later": 0.6, "rerun": 0.7}}
+        | (
+            {
+                "recovery": {
+                    "within_between": 0.5,
+                    "within_between_null": [0, 0.05],
+                    "ari": 0.6,
+                    "ari_null": [0, 0.1],
+                }
+            }
+            if arm != "none"
+            else {}
+        )
+        for arm in ("0.1", "none")
+        for s in (0, 1)
+    ]
+    summary = {
+        "0.1": {"unexplained_later": 0.6, "unexplained_rerun": 0.7, "within_between": 0.5, "ari": 0.6},
+        "none": {"unexplained_later": 0.8, "unexplained_rerun": 0.9},
+    }
+    fig = viz.network_sweep(summary, runs, {"0.1": "σ = 0.1", "none": "no encoding"})
+    assert len(fig.axes[0].patches) == 4 and len(fig.axes[1].patches) == 1  # no table, no recovery bar
+    assert [t.get_text() for t in fig.axes[1].get_xticklabels()] == ["σ = 0.1", "no encoding"]
+
+
+def test_network_explorer_redraws_for_the_table_and_the_step():
+    g = torch.Generator().manual_seed(0)
+    modules = torch.arange(12) // 3
+    snapshots = {name: [(step, torch.randn(12, 8, generator=g)) for step in (0, 100)] for name in ("a", "b")}
+    assert len(set(_states(widgets.network_explorer(snapshots, modules), [(0, "b"), (1, 0)]))) == 3
+    fig = widgets.network_view(snapshots, modules, run="a", snapshot=1)
+    assert fig._suptitle.get_text().startswith("a, step 100: within − between")
