@@ -835,11 +835,12 @@ def network_sweep(
         )
         for r in runs:
             ax.plot(arms.index(r["arm"]) + offset, r["unexplained"][split], ".", color="k", alpha=0.4, ms=4)
-    axes[0].set(ylabel="error / variance", title="masked nodes, held out (lower is better)")
+    axes[0].set_ylabel("error / variance")
+    axes[0].set_title("masked nodes, held out (lower is better)", fontsize=10)
     axes[0].legend(fontsize=8, loc="lower left")
     for ax, measure, title in (
         (axes[1], "within_between", "within − between similarity"),
-        (axes[2], "ari", "adjusted Rand index of k-means"),
+        (axes[2], "ari", "adjusted Rand index (k-means)"),
     ):
         has = [a for a in arms if measure in summary[a]]
         xs = [arms.index(a) for a in has]
@@ -849,8 +850,10 @@ def network_sweep(
                 ax.plot(arms.index(r["arm"]), r["recovery"][measure], ".", color="k", alpha=0.4, ms=4)
                 top = r["recovery"][measure + "_null"][1]
                 ax.plot(arms.index(r["arm"]) + np.array([-0.3, 0.3]), [top, top], color="tab:red", lw=0.8)
-        ax.set(title=title + " (red: null's 95th pct.)")
+        ax.set_title(title, fontsize=10)
         ax.axhline(0, color="gray", lw=0.6)
+        ax.plot([], [], color="tab:red", lw=0.8, label="each run's null, 95th percentile")
+        ax.legend(fontsize=8, loc="upper center")
     for ax in axes:
         ax.set_xticks(x, [labels[a] for a in arms], rotation=45, ha="right", fontsize=8)
         ax.grid(alpha=0.3, axis="y")

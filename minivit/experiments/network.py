@@ -174,9 +174,11 @@ def train_one(
     progress: bool = True,
     every: int | None = None,
     permutations: int = 1000,
+    position_lr_scale: float = 1.0,
 ) -> tuple[ViT, dict[str, Any]]:
     """Train one arm on one seed's data; return the model and its record. With `every`, the record
-    also holds the table every `every` steps ("snapshots": {step: table}, from step 0)."""
+    also holds the table every `every` steps ("snapshots": {step: table}, from step 0);
+    `position_lr_scale` trains the table at that multiple of the learning rate."""
     model = build(setting, arm, seed, data.network)
     start = table(model)
     snapshots: dict[int, list] = {}
@@ -195,6 +197,7 @@ def train_one(
         batch_size=setting.batch_size,
         lr=setting.lr,
         weight_decay=0.0,
+        position_lr_scale=position_lr_scale,
         seed=seed,
         device=device,
         progress=progress,
@@ -210,6 +213,8 @@ def train_one(
         "final_loss": history.loss[-1],
         "unexplained": {name: unexplained(model, ds) for name, ds in data.splits().items()},
     }
+    if position_lr_scale != 1.0:
+        record["position_lr_scale"] = position_lr_scale
     end = table(model)
     if end is not None:
         net = data.network
