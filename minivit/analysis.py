@@ -483,11 +483,17 @@ def mean_attention_distances(model: ViT, images: Tensor) -> Tensor:
 
 def kmeans(points: Tensor, k: int, *, restarts: int = 10, iterations: int = 100, seed: int = 0) -> Tensor:
     """Cluster labels [n] (0..k-1) of the rows of `points` [n, D]: Lloyd's k-means from k-means++
-    starts (Arthur & Vassilvitskii 2007), the best of `restarts` by within-cluster sum of squares."""
+    starts (Arthur & Vassilvitskii 2007), the best of `restarts` by within-cluster sum of squares.
+    A cluster left empty during an iteration is restarted at the point farthest from its centre."""
     x = points.detach().double()
     n = len(x)
+    if x.dim() != 2 or not torch.isfinite(x).all():
+        raise ValueError(f"points must be finite rows [n, D], got shape {tuple(x.shape)}")
     if not 1 <= k <= n:
         raise ValueError(f"k={k}: give 1 <= k <= {n} (the number of points)")
+    for name, value in (("restarts", restarts), ("iterations", iterations)):
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name}={value!r}: give a whole number >= 1")
     g = torch.Generator().manual_seed(seed)
     best, best_cost = None, math.inf
     for _ in range(restarts):
@@ -501,6 +507,9 @@ def kmeans(points: Tensor, k: int, *, restarts: int = 10, iterations: int = 100,
             for c in range(k):
                 if (labels == c).any():
                     centres[c] = x[labels == c].mean(0)
+                else:  # empty: restart it at the point farthest from its own centre
+                    far = (x - centres[labels]).square().sum(1).argmax()
+                    centres[c], labels[far] = x[far], c
             new = torch.cdist(x, centres).argmin(1)
             if torch.equal(new, labels):
                 break
@@ -550,6 +559,8 @@ def rank_correlation(a: Tensor, b: Tensor) -> float:
     ra, rb = _ranks(a), _ranks(b)
     if ra.shape != rb.shape:
         raise ValueError(f"give two sets of numbers of one length, got {len(ra)} and {len(rb)}")
+    if (ra == ra[0]).all() or (rb == rb[0]).all():
+        raise ValueError("a set of numbers that are all equal has no ranks to correlate")
     ra, rb = ra - ra.mean(), rb - rb.mean()
     return (ra @ rb / (ra.norm() * rb.norm()).clamp_min(1e-300)).item()
 
@@ -559,6 +570,8 @@ def within_between(similarity: Tensor, modules: Tensor) -> float:
     modules = torch.as_tensor(modules)
     same = modules[:, None] == modules[None, :]
     off = ~torch.eye(len(modules), dtype=torch.bool)
+    if not (same & off).any() or same.all():
+        raise ValueError("within - between needs a module of two tokens or more, and two modules or more")
     s = similarity.double()
     return (s[same & off].mean() - s[~same].mean()).item()
 
@@ -587,6 +600,8 @@ def module_recovery(
             f"give a table [N, D], modules [N] and weights [N, N] of one N: got {tuple(table.shape)}, "
             f"{tuple(modules.shape)}, {tuple(weights.shape)}"
         )
+    if not isinstance(permutations, int) or permutations < 1:
+        raise ValueError(f"permutations={permutations!r}: give a whole number >= 1 (e.g. 1000)")
     k = len(torch.unique(modules))
     sim = cosine_similarity(table).double()
     clusters = kmeans(F.normalize(table.detach().double(), dim=-1), k, seed=seed)

@@ -38,18 +38,26 @@ def unexplained(model: nn.Module, data: TensorDataset, *, batch_size: int = 512)
     """A masked-token regression's error as a fraction of the variance: the mean squared error over
     the masked tokens of `data` (inputs, targets [n, N], masked [n, N]) divided by the variance of
     those targets (1: no better than their mean; 0: exact)."""
-    inputs, targets, masked = data.tensors[:3]
+    tensors = getattr(data, "tensors", ())
+    if len(tensors) < 3 or not tensors[1].is_floating_point():
+        raise ValueError(
+            "unexplained scores a masked-token regression: pass TensorDataset(inputs, targets [n, N], "
+            "masked [n, N]) (e.g. minivit.data.network_task); for classes use evaluate"
+        )
+    inputs, targets, masked = tensors[:3]
     device = next(model.parameters()).device
     was_training = model.training
     model.eval()
     errors = []
     for i in range(0, len(inputs), batch_size):
         out = model(inputs[i : i + batch_size].to(device)).float().cpu()
-        errors.append(
-            (out.reshape(targets[i : i + batch_size].shape) - targets[i : i + batch_size])[
-                masked[i : i + batch_size]
-            ]
-        )
+        want, scored = targets[i : i + batch_size], masked[i : i + batch_size]
+        if out.numel() != want.numel():
+            raise ValueError(
+                f"the model gives {tuple(out.shape)} outputs for targets {tuple(want.shape)}; "
+                "give it pool='tokens' and num_classes=1 (one output per token)"
+            )
+        errors.append((out.reshape(want.shape) - want)[scored])
     model.train(was_training)
     err = torch.cat(errors).double()
     return (err.square().mean() / targets[masked].double().var()).item()

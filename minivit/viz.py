@@ -817,7 +817,8 @@ def module_similarity(
 def network_sweep(
     summary: Mapping[str, Mapping], runs: Sequence[Mapping], labels: Mapping[str, str]
 ) -> Figure:
-    """The recorded network sweep (`minivit.experiments.network`), one column per arm: error on
+    """The recorded network sweep (`minivit.experiments.network`), the arms along the x axis of three
+    panels: error on
     held-out steps as a fraction of the variance, and how well the table recovers the modules
     (within − between similarity, with its permutation null's 95th percentile; adjusted Rand
     index). Bars: mean over seeds; dots: single seeds."""

@@ -494,23 +494,29 @@ def inside_explorer(models: Mapping[str, nn.Module], images: Tensor, encoding: s
 
 
 def network_view(
-    snapshots: Mapping[str, Sequence[tuple[int, Tensor]]], modules: Tensor, *, run: str, snapshot: int
+    snapshots: Mapping[str, Sequence[tuple[int, Tensor]]], modules: Tensor, *, run: str, step: int
 ) -> Figure:
-    """One run's table at one of its training snapshots: similarity in the token order and sorted by
-    module, with its within − between similarity."""
-    step, table = snapshots[run][snapshot]
+    """One run's table at one of its training snapshots (by step): similarity in the token order and
+    sorted by module, with its within − between similarity."""
+    table = dict(snapshots[run])[step]
     score = analysis.within_between(analysis.cosine_similarity(table), modules)
     return viz.module_similarity(table, modules, title=f"{run}, step {step}", score=score)
 
 
 def network_explorer(snapshots: Mapping[str, Sequence[tuple[int, Tensor]]], modules: Tensor) -> W.VBox:
-    """Controls: which run (its σ), which training snapshot."""
+    """Controls: which run (its σ), which training step (the steps every run has a snapshot at)."""
     runs = list(snapshots)
-    count = len(snapshots[runs[0]])
+    steps = sorted(set.intersection(*({step for step, _ in snapshots[r]} for r in runs)))
+    if not steps:
+        raise ValueError(
+            "the runs share no snapshot step; keep them at the same steps (train_one(every=...))"
+        )
     return explorer(
-        lambda run, snapshot: network_view(snapshots, modules, run=run, snapshot=snapshot),
+        lambda run, step: network_view(snapshots, modules, run=run, step=step),
         {
             "run": W.ToggleButtons(options=runs, value=runs[0], description="table"),
-            "snapshot": _slider(count - 1, 0, count - 1, "snapshot"),
+            "step": W.SelectionSlider(
+                options=steps, value=steps[-1], description="step", continuous_update=False
+            ),
         },
     )

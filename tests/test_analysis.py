@@ -371,3 +371,22 @@ def test_module_recovery_names_mismatched_shapes():
         analysis.module_recovery(torch.randn(5, 3), torch.arange(4), torch.zeros(4, 4))
     with pytest.raises(ValueError, match="k=5"):
         analysis.kmeans(torch.randn(4, 2), 5)
+    with pytest.raises(ValueError, match="restarts=0"):
+        analysis.kmeans(torch.randn(4, 2), 2, restarts=0)
+    with pytest.raises(ValueError, match="must be finite"):
+        analysis.kmeans(torch.tensor([[0.0, float("nan")], [1.0, 1.0]]), 2)
+    with pytest.raises(ValueError, match="permutations=0"):
+        analysis.module_recovery(torch.randn(4, 3), torch.arange(4) // 2, torch.zeros(4, 4), permutations=0)
+    with pytest.raises(ValueError, match="two modules or more"):
+        analysis.within_between(torch.eye(4), torch.zeros(4))
+    with pytest.raises(ValueError, match="a module of two tokens or more"):
+        analysis.within_between(torch.eye(4), torch.arange(4))
+    with pytest.raises(ValueError, match="all equal has no ranks"):
+        analysis.rank_correlation(torch.ones(5), torch.arange(5.0))
+
+
+def test_kmeans_gives_k_clusters_when_points_repeat():
+    points = torch.tensor([[0.0, 0.0]] * 6 + [[1.0, 0.0]] * 2 + [[0.0, 1.0]])
+    for seed in range(10):
+        labels = analysis.kmeans(points, 3, restarts=1, seed=seed)
+        assert sorted(labels.unique().tolist()) == [0, 1, 2]

@@ -133,3 +133,11 @@ def test_augmentation_label_smoothing_and_ensembles_are_refused_for_a_regression
         fit(token_model(), data, steps=1, augment=Augment(flip=True), progress=False)
     with pytest.raises(ValueError, match="train a masked-token regression .* with fit"):
         fit_ensemble([token_model(), token_model()], data, seeds=[0, 1], steps=1, progress=False)
+
+
+def test_unexplained_names_data_and_models_that_are_not_a_masked_regression(net):
+    images = TensorDataset(torch.rand(4, 5, 1, 32), torch.tensor([0, 1, 0, 1]))
+    with pytest.raises(ValueError, match="for classes use evaluate"):
+        unexplained(token_model(), images)
+    with pytest.raises(ValueError, match="give it pool='tokens' and num_classes=1"):
+        unexplained(token_model(pool="mean", num_classes=2), network_task(net, start=0, stop=50))

@@ -452,5 +452,7 @@ def test_network_explorer_redraws_for_the_table_and_the_step():
     modules = torch.arange(12) // 3
     snapshots = {name: [(step, torch.randn(12, 8, generator=g)) for step in (0, 100)] for name in ("a", "b")}
     assert len(set(_states(widgets.network_explorer(snapshots, modules), [(0, "b"), (1, 0)]))) == 3
-    fig = widgets.network_view(snapshots, modules, run="a", snapshot=1)
+    with pytest.raises(ValueError, match="share no snapshot step"):
+        widgets.network_explorer({"a": snapshots["a"][:1], "b": snapshots["b"][1:]}, modules)
+    fig = widgets.network_view(snapshots, modules, run="a", step=100)
     assert fig._suptitle.get_text().startswith("a, step 100: within − between")

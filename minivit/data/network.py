@@ -8,8 +8,9 @@ own (a laptop-sized design), not the paper's.
     x[t+1] = (1 - a) x[t] + a tanh(g W x[t]) + sqrt(a) noise[t],   noise ~ N(0, 1)
 
 W has an edge i <- j with probability `p_within` when i and j share a module and `p_between`
-otherwise; an edge's weight is N(1, 0.2), and each row is divided by sqrt(its in-degree). After a
-burn-in each node's trace is z-scored. The node order is then shuffled once, so that a node's index
+otherwise; an edge's weight is N(1, 0.2²), and each row is divided by sqrt(its in-degree). After a
+burn-in each node's trace is z-scored over the whole run (so steps held out of training lend their
+part to one mean and one spread per node). The node order is then shuffled once, so that a node's index
 says nothing about its module: only a learned encoding can find which nodes belong together.
 """
 

@@ -9,7 +9,7 @@ formula can write it down: the course's question is whether a learned table find
 depends on the table's initial scale sigma. The sizes and parameters are the course's own, not the
 paper's.
 
-    python -m minivit.experiments.network --seeds 3 --out minivit/experiments/recorded/network.json
+    python -m minivit.experiments.network --seeds 5 --out network.json   # the recorded sweep, anew
 
 Arms: learned tables drawn N(0, sigma^2) at each sigma; a 1-D sinusoid over the shuffled index (a
 fixed encoding that knows nothing of the modules); no encoding; and a fixed one-hot code of each
@@ -230,8 +230,8 @@ def train_one(
 
 
 def network_record(net: Network) -> dict[str, Any]:
-    """What a lesson needs to draw a seed's network: modules, order, weights, and its module
-    correlations."""
+    """What a lesson needs to draw a seed's network: each token's module, the weights (in the token
+    order), and the mean correlation within and between modules."""
     within, between = module_correlations(net)
     return {
         "modules": net.modules.tolist(),
@@ -355,7 +355,7 @@ def main(argv: list[str] | None = None) -> None:
         "setting_name": args.setting,
     }
     try:
-        previous(args.out, setting)
+        before = previous(args.out, setting)
     except ValueError as err:
         ap.error(str(err))
     result = sweep(
@@ -367,7 +367,8 @@ def main(argv: list[str] | None = None) -> None:
         device=device,
         progress=not args.quiet,
     )
-    print(f"wrote {args.out}")
+    trained = len(result["runs"]) - len(before["runs"] if before else [])
+    print(f"wrote {args.out}" if trained else f"{args.out} already holds every run asked for; nothing to run")
     for arm, s in result["summary"].items():
         line = (
             f"{label(arm):>14}: unexplained train {s['unexplained_train']:.3f}  "
