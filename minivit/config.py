@@ -10,6 +10,9 @@ from minivit.posenc import check_options
 
 POOLS = ("mean", "cls", "last")  # one vector per image: a classifier
 TOKEN_POOL = "tokens"  # every patch token through the head: one output per token (masked-token prediction)
+# how the weights start: minivit's truncated normal (std 0.02, as BERT and timm), or PyTorch's
+# defaults with nn.MultiheadAttention's attention init, as in Ito et al.'s reference code
+INITS = ("trunc_normal", "torch")
 
 
 def as_pair(size: int | tuple[int, int]) -> tuple[int, int]:
@@ -56,6 +59,7 @@ class ViTConfig:
     dropout: float = 0.0  # tiny models on small data overfit less from fewer steps than from dropout
     position: str = "learned"  # a name in minivit.posenc.REGISTRY
     position_options: dict[str, Any] = field(default_factory=dict)  # passed to that encoding
+    init: str = "trunc_normal"  # the other weights' init: "trunc_normal" or "torch" (see INITS)
 
     def __post_init__(self) -> None:
         sides = self.image_size if isinstance(self.image_size, tuple | list) else [self.image_size]
@@ -79,6 +83,8 @@ class ViTConfig:
             )
         if self.pool not in (*POOLS, TOKEN_POOL):
             raise ValueError(f"unknown pool {self.pool!r}; known pools: {', '.join((*POOLS, TOKEN_POOL))}")
+        if self.init not in INITS:
+            raise ValueError(f"unknown init {self.init!r}; known inits: {', '.join(INITS)}")
         shape = {"dim": self.dim, "heads": self.heads, "depth": self.depth}
         check_options(self.position, self.position_options, shape)
 

@@ -1,5 +1,6 @@
 import pytest
 import torch
+from torch import nn
 
 from minivit import ViT, ViTConfig
 from minivit.posenc import REGISTRY
@@ -95,3 +96,62 @@ def test_token_pool_on_a_row_and_an_unknown_pool_named():
     assert ViT(config)(torch.randn(2, 3, 1, 6)).shape == (2, 6, 1)
     with pytest.raises(ValueError, match="unknown pool 'avg'.*tokens"):
         ViTConfig(pool="avg")
+
+
+def test_torch_init_is_pytorchs_default_with_multihead_attentions_reset():
+    torch.manual_seed(0)
+    d = 160
+    model = ViT(
+        ViTConfig(
+            image_size=4, patch_size=1, in_channels=6, num_classes=4, dim=d, depth=2, heads=1, init="torch"
+        )
+    )
+    attn, mlp = model.blocks[0].attn, model.blocks[0].mlp
+    reference = nn.MultiheadAttention(d, 1)  # what Ito et al.'s blocks are built from
+    assert attn.qkv.weight.std().item() == pytest.approx(reference.in_proj_weight.std().item(), rel=0.05)
+    assert attn.qkv.weight.std().item() == pytest.approx((2 / (d + 3 * d)) ** 0.5, rel=0.05)  # xavier
+    assert not attn.qkv.bias.any() and not attn.proj.bias.any()
+    assert not reference.in_proj_bias.any() and not reference.out_proj.bias.any()
+    # every other Linear keeps PyTorch's kaiming-uniform default: U(±1/sqrt(fan_in)) for weights and biases
+    for layer in (attn.proj, mlp[0], mlp[3], model.head):
+        bound = layer.in_features**-0.5
+        assert layer.weight.abs().max() <= bound and layer.weight.std().item() == pytest.approx(
+            bound / 3**0.5, rel=0.1
+        )
+    for layer in (mlp[0], mlp[3], model.head):
+        assert layer.bias.abs().max() <= layer.in_features**-0.5 and layer.bias.any()
+    default = ViT(ViTConfig(dim=d, heads=1))
+    assert default.blocks[0].attn.qkv.weight.abs().max() <= 0.04  # minivit's truncated normal, cut at 2 std
+    assert (
+        ViT(ViTConfig(dim=d, heads=1, init="torch")).blocks[0].attn.qkv.weight.std()
+        > 2.5 * default.blocks[0].attn.qkv.weight.std()
+    )
+
+
+def test_init_is_checked_and_kept_in_the_config_dict():
+    with pytest.raises(ValueError, match="unknown init 'xavier'; known inits: trunc_normal, torch"):
+        ViTConfig(init="xavier")
+    config = ViTConfig(init="torch")
+    assert ViTConfig.from_dict(config.to_dict()) == config
+    old = {k: v for k, v in ViTConfig().to_dict().items() if k != "init"}  # a config saved before the field
+    assert ViTConfig.from_dict(old).init == "trunc_normal"
+
+
+def test_with_torch_init_a_large_table_makes_first_block_attention_sharp_from_the_start():
+    from minivit import analysis
+    from minivit.config import preset
+
+    cells = torch.randint(0, 6, (256, 4, 4), generator=torch.Generator().manual_seed(0))
+    x = torch.nn.functional.one_hot(cells, 6).permute(0, 3, 1, 2).float()  # puzzles of 6 one-hot symbols
+    uniform = analysis.uniform_entropy(16)
+
+    def entropy(init, sigma):
+        torch.manual_seed(0)
+        options = {"init": "normal", "std": sigma, "per_block": True}
+        model = ViT(preset("lst").with_(init=init, position_options=options)).eval()
+        with torch.no_grad():
+            return analysis.entropy(model.attention_maps(x)[0]).mean().item()
+
+    assert entropy("torch", 2.0) < uniform - 0.5  # the reference's init: sharp, position-driven
+    assert entropy("trunc_normal", 2.0) > uniform - 0.05  # minivit's: near uniform
+    assert min(entropy("torch", 0.1), entropy("trunc_normal", 0.1)) > uniform - 0.05
