@@ -92,7 +92,13 @@ def test_recorded_results_ship_in_the_package_and_a_missing_one_is_named():
     sweep = experiments.recorded("init_scale.json")
     assert sweep["provenance"]["command"].startswith("python -m minivit.experiments.init_scale")
     # each recorded file's command writes it where it is read from, by --out or by default
-    for name in ("init_scale.json", "init_scale_reference.json", "init_scale_wide.json", "resolution.json"):
+    for name in (
+        "init_scale.json",
+        "init_scale_reference.json",
+        "init_scale_wide.json",
+        "resolution.json",
+        "network.json",
+    ):
         command = experiments.recorded(name)["provenance"]["command"]
         path = f"minivit/experiments/recorded/{name}"
         module = importlib.import_module(command.split()[2])
@@ -118,3 +124,64 @@ def test_main_trains_on_the_reference_puzzles_when_given_their_folder(
     # the human study's 104 puzzles (in this copy) are the kept-apart set, scored by grade
     assert set(run["accuracy_by_grade"]) == {"test", "apart"}
     assert run["accuracy"]["apart"] * 104 == pytest.approx(round(run["accuracy"]["apart"] * 104))
+
+
+def _tiny_main(tmp_path, *extra):
+    out = tmp_path / "sweep.json"
+    argv = ["--setting", "tiny", "--sigmas", "0.1", "2.0", "--quiet", "--threads", "1", "--out", str(out)]
+    init_scale.main([*argv, *extra])
+    return out, json.loads(out.read_text())
+
+
+def test_a_sweep_is_written_after_each_seed_and_resumes_where_it_stopped(tmp_path, monkeypatch):
+    monkeypatch.setitem(init_scale.SETTINGS, "tiny", TINY)
+    out, first = _tiny_main(tmp_path, "--seeds", "1")
+    assert [(r["encoding"], r["seed"]) for r in first["runs"]] == [("sincos2d", 0), ("0.1", 0), ("2.0", 0)]
+    trained, real = [], init_scale.train_many
+
+    def counting(runs, *args, **kwargs):
+        trained.extend(runs)
+        if ("2.0", 2) in runs:
+            raise KeyboardInterrupt  # stopped during seed 2
+        return real(runs, *args, **kwargs)
+
+    monkeypatch.setattr(init_scale, "train_many", counting)
+    with pytest.raises(KeyboardInterrupt):
+        _tiny_main(tmp_path, "--seeds", "3")
+    kept = json.loads(out.read_text())["runs"]
+    assert kept[:3] == first["runs"] and {r["seed"] for r in kept} == {0, 1}  # seed 1 written at once
+    assert trained[:3] == [("sincos2d", 1), ("0.1", 1), ("2.0", 1)]
+    # seed 2 lost its runs; drop one of seed 1's too, as if it had stopped there
+    data = json.loads(out.read_text())
+    data["runs"] = [r for r in data["runs"] if (r["encoding"], r["seed"]) != ("2.0", 1)]
+    out.write_text(json.dumps(data))
+    trained.clear()
+    monkeypatch.setattr(
+        init_scale, "train_many", lambda runs, *a, **k: trained.extend(runs) or real(runs, *a, **k)
+    )
+    _, done = _tiny_main(tmp_path, "--seeds", "3")
+    # seed 1: its sinusoid trained again only to compare with; seed 2 whole
+    assert trained == [("sincos2d", 1), ("2.0", 1), ("sincos2d", 2), ("0.1", 2), ("2.0", 2)]
+    keys = [(r["encoding"], r["seed"]) for r in done["runs"]]
+    assert sorted(keys) == sorted((e, s) for e in ("sincos2d", "0.1", "2.0") for s in range(3))
+    redone = next(r for r in done["runs"] if (r["encoding"], r["seed"]) == ("2.0", 1))
+    lost = next(r for r in kept if (r["encoding"], r["seed"]) == ("2.0", 1))
+    assert redone["agreement_with_sincos"] == pytest.approx(
+        lost["agreement_with_sincos"]
+    )  # the same reference
+    assert done["summary"] == init_scale.summarize(done["runs"])
+    trained.clear()
+    _, again = _tiny_main(tmp_path, "--seeds", "3")
+    assert trained == [] and again["runs"] == done["runs"]  # nothing left to train
+
+
+def test_a_sweep_with_other_settings_is_refused_unless_fresh(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(init_scale.SETTINGS, "tiny", TINY)
+    _tiny_main(tmp_path, "--seeds", "1")
+    with pytest.raises(SystemExit):
+        _tiny_main(tmp_path, "--seeds", "1", "--steps", "7")
+    assert (
+        "holds a sweep with other settings (steps); give another --out, or --fresh" in capsys.readouterr().err
+    )
+    _, fresh = _tiny_main(tmp_path, "--seeds", "1", "--steps", "7", "--fresh")
+    assert fresh["setting"]["steps"] == 7 and len(fresh["runs"]) == 3

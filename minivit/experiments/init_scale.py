@@ -63,6 +63,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -75,7 +76,7 @@ from minivit.config import ViTConfig, preset
 from minivit.data import lst
 from minivit.ensemble import fit_ensemble
 from minivit.evaluate import evaluate, predict
-from minivit.experiments import command_line, provenance, write_result
+from minivit.experiments import command_line, provenance, read_result, write_result
 from minivit.model import ViT
 from minivit.posenc.base import grid_coords
 from minivit.posenc.learned import Learned
@@ -330,24 +331,63 @@ def sweep(
     device: str | torch.device | None = None,
     probe: int = 256,
     progress: bool = True,
+    done: list[dict[str, Any]] | None = None,
+    save: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every encoding x seed, on the puzzles of `make_data` (trained as two ensembles: every sigma
-    and seed at once, then the 2-D sinusoid's seeds). Each run's attention on `probe`
-    kept-apart puzzles (held-out ones where none are kept apart) is compared with the 2-D sinusoid
-    model of the same seed (`agreement_with_sincos`)."""
+    """Every encoding x seed, on the puzzles of `make_data`, seed by seed (each seed's runs at once
+    as ensembles where that pays: `train_many`). Each run's attention on `probe` kept-apart puzzles
+    (held-out ones where none are kept apart) is compared with the 2-D sinusoid model of the same
+    seed (`agreement_with_sincos`).
+
+    Runs already in `done` (records of an earlier, interrupted sweep) are kept and not trained
+    again; a seed whose sinusoid is among them trains it again to compare with (on a CPU to the
+    same weights), without recording it twice. `save(runs)` is called with every run so far each
+    time one finishes (a group trained at once finishes together)."""
     data = make_data(setting, data_seed, puzzles)
     probe_images = data.get("apart", data["test"]).tensors[0][:probe]
     seeds = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
-    order = [(e, seed) for seed in seeds for e in [REFERENCE, *encodings(sigmas)[:-1]]]
-    runs, reference = [], {}
-    for (_, seed), (model, record) in zip(
-        order, train_many(order, setting, data, device=device, progress=progress), strict=True
-    ):
-        maps = attention(model, probe_images)
-        reference.setdefault(seed, maps)  # the reference comes first for each seed
-        record["agreement_with_sincos"] = analysis.attention_agreement(maps, reference[seed])
-        runs.append(record)
+    runs = list(done or [])
+    recorded = {(r["encoding"], r["seed"]) for r in runs}
+    one_by_one = pick_device(device).type != "cuda" and setting.dim > 64  # as train_many decides
+    for seed in seeds:
+        order = [(e, seed) for e in [REFERENCE, *encodings(sigmas)[:-1]]]
+        todo = [r for r in order if r not in recorded]
+        if not todo:
+            continue
+        if todo[0][0] != REFERENCE:
+            todo.insert(0, (REFERENCE, seed))  # again, only to compare with
+        reference = None
+        for group in [[r] for r in todo] if one_by_one else [todo]:
+            for (encoding, _), (model, record) in zip(
+                group, train_many(group, setting, data, device=device, progress=progress), strict=True
+            ):
+                maps = attention(model, probe_images)
+                reference = maps if encoding == REFERENCE else reference
+                if (encoding, seed) in recorded:
+                    continue
+                record["agreement_with_sincos"] = analysis.attention_agreement(maps, reference)
+                runs.append(record)
+                recorded.add((encoding, seed))
+            if save is not None:
+                save(runs)
     return runs
+
+
+def resumable(path: str | Path, setting: Setting, puzzles: str) -> list[dict[str, Any]]:
+    """The runs of the sweep already in `path` (none if there is no file), or a ValueError naming
+    what differs if it was recorded with another setting or other puzzles."""
+    if not Path(path).exists():
+        return []
+    before = read_result(path)
+    differs = sorted(k for k, v in asdict(setting).items() if before.get("setting", {}).get(k) != v)
+    if before.get("puzzles") != puzzles:
+        differs.append(f"puzzles: {before.get('puzzles')} then, {puzzles} now")
+    if differs:
+        raise ValueError(
+            f"{path} holds a sweep with other settings ({', '.join(differs)}); give another --out, "
+            "or --fresh to start it again"
+        )
+    return before["runs"]
 
 
 def summarize(runs: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
@@ -394,7 +434,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--optimizer", choices=("adamw", "sgd"), help="override the setting's optimizer")
     ap.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
     ap.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
-    ap.add_argument("--out", default=DEFAULT_OUT)
+    ap.add_argument(
+        "--out",
+        default=DEFAULT_OUT,
+        help="the result, written after every run; runs it already holds are kept, not trained again",
+    )
+    ap.add_argument("--fresh", action="store_true", help="start again, replacing what --out holds")
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
     argv = sys.argv[1:] if argv is None else list(argv)
     args = ap.parse_args(argv)
@@ -403,7 +448,30 @@ def main(argv: list[str] | None = None) -> None:
     overrides = {k: getattr(args, k) for k in ("steps", "lr", "optimizer") if getattr(args, k) is not None}
     setting = replace(setting, **overrides)
     device = pick_device(args.device)
+    kind = "reference" if args.puzzles else "generated"
+    try:
+        done = [] if args.fresh else resumable(args.out, setting, kind)
+    except ValueError as err:
+        ap.error(str(err))
+    earlier = read_result(args.out).get("seconds", 0) if done else 0
     t0 = time.perf_counter()
+    result: dict[str, Any] = {}
+
+    def save(runs: list[dict[str, Any]]) -> None:
+        result.update(
+            {
+                "provenance": provenance("minivit.experiments.init_scale", argv, device),
+                "setting_name": args.setting,
+                "setting": asdict(setting),
+                "puzzles": kind,
+                "seconds": round(earlier + time.perf_counter() - t0, 1),
+                "published": PUBLISHED,
+                "summary": summarize(runs),
+                "runs": runs,
+            }
+        )
+        write_result(result, args.out)
+
     runs = sweep(
         setting,
         seeds=args.seeds,
@@ -411,19 +479,14 @@ def main(argv: list[str] | None = None) -> None:
         puzzles=args.puzzles,
         device=device,
         progress=not args.quiet,
+        done=done,
+        save=save,
     )
-    result = {
-        "provenance": provenance("minivit.experiments.init_scale", argv, device),
-        "setting_name": args.setting,
-        "setting": asdict(setting),
-        "puzzles": "reference" if args.puzzles else "generated",
-        "seconds": round(time.perf_counter() - t0, 1),
-        "published": PUBLISHED,
-        "summary": summarize(runs),
-        "runs": runs,
-    }
-    out = write_result(result, args.out)
-    print(f"wrote {out}")
+    if result:
+        print(f"wrote {args.out}")
+    else:  # nothing left to train
+        print(f"{args.out} already holds every run asked for ({len(runs)} runs); --fresh starts again")
+        result = read_result(args.out)
     for encoding, s in result["summary"].items():
         print(
             f"{label(encoding):>14}: train {s['train']:.3f}  test {s['test']:.3f}  "
