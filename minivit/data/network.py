@@ -23,6 +23,8 @@ import torch
 from torch import Tensor
 from torch.utils.data import TensorDataset
 
+from minivit.checks import check_whole
+
 
 @dataclass(frozen=True)
 class Network:
@@ -68,12 +70,6 @@ class Network:
         )
 
 
-def _check(name: str, value, low, kind=int) -> None:
-    if not isinstance(value, kind) or isinstance(value, bool) or value < low:
-        what = "a whole number" if kind is int else "a number"
-        raise ValueError(f"{name}={value!r}: give {what} >= {low}")
-
-
 def simulate_network(
     modules: int = 4,
     nodes_per_module: int = 8,
@@ -94,10 +90,10 @@ def simulate_network(
     predicts the next 300 worse than their mean); at g = 0.5 the nodes barely move together. Denser
     coupling between modules (0.05 with g = 2) makes a global mode that hides the modules.
     """
-    _check("modules", modules, 2)
-    _check("nodes_per_module", nodes_per_module, 2)
-    _check("steps", steps, 2)
-    _check("burn_in", burn_in, 0)
+    check_whole("modules", modules, 2)
+    check_whole("nodes_per_module", nodes_per_module, 2)
+    check_whole("steps", steps, 2)
+    check_whole("burn_in", burn_in, 0)
     for name, p in (("p_within", p_within), ("p_between", p_between)):
         if not 0 <= p <= 1:
             raise ValueError(f"{name}={p!r}: an edge probability lies in [0, 1]")
@@ -210,7 +206,7 @@ def network_task(
     values as targets. Use disjoint [start, stop) ranges for training and held-out time steps."""
     steps = net.traces.shape[0]
     stop = steps if stop is None else stop
-    _check("window", window, 1)
+    check_whole("window", window, 1)
     if not 0 < mask_fraction < 1:
         raise ValueError(f"mask_fraction={mask_fraction!r}: give a fraction in (0, 1), e.g. 0.15")
     if not 0 <= start < stop <= steps:
