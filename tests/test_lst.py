@@ -128,15 +128,18 @@ def test_read_csv_names_the_row_of_a_bad_puzzle(tmp_path, text, message):
 
 def test_reference_splits_reads_the_reference_folder(tmp_path, reference_folder):
     study = reference_folder(tmp_path)
-    sets = lst.reference_splits(tmp_path, seed=3)
+    sets = lst.reference_splits(tmp_path, split="random", seed=3, test_fraction=0.2)
     assert len(sets["train"]) == 48 and len(sets["test"]) == 12  # 80 / 20 of 60 puzzles
     assert not set(sets["train"].strings()) & set(sets["test"].strings())
     assert sorted(sets["train"].grades + sets["test"].grades) == sorted(list(lst.GRADES) * 20)
     assert torch.equal(sets["apart"].cells, study)  # every trial, the query written as 5
     assert (lst.forced(sets["apart"].cells) == sets["apart"].tensors[1] + 1).all()  # corrections applied
-    again = lst.reference_splits(tmp_path, seed=3)
+    again = lst.reference_splits(tmp_path, split="random", seed=3, test_fraction=0.2)
     assert again["test"].strings() == sets["test"].strings()  # the split is seeded
-    assert lst.reference_splits(tmp_path, seed=4)["test"].strings() != sets["test"].strings()
+    other = lst.reference_splits(tmp_path, split="random", seed=4, test_fraction=0.2)
+    assert other["test"].strings() != sets["test"].strings()
+    with pytest.raises(ValueError, match=r"holds 60 puzzles; the published split indexes .* split='random'"):
+        lst.reference_splits(tmp_path)
 
 
 def test_reference_splits_names_what_is_missing(tmp_path, reference_folder):
@@ -146,7 +149,35 @@ def test_reference_splits_names_what_is_missing(tmp_path, reference_folder):
         lst.reference_splits(tmp_path)
     reference_folder(tmp_path)
     (tmp_path / lst.STUDY_FILE).unlink()
-    assert "apart" not in lst.reference_splits(tmp_path)
+    assert "apart" not in lst.reference_splits(tmp_path, split="random")
+    with pytest.raises(ValueError, match=r"unknown split 'paper'; use one of published, random"):
+        lst.reference_splits(tmp_path, split="paper")
+
+
+@pytest.mark.slow
+def test_the_shipped_puzzles_split_as_the_reference_splits_them():
+    """The copy inside the package, split as lstnn/curricula.py does: stratified by grade, 10% held
+    out with random_state 42 (recomputed here with scikit-learn, as the reference computes it)."""
+    from sklearn.model_selection import train_test_split
+
+    sets = lst.reference_splits()
+    assert [len(sets[k]) for k in ("train", "test", "apart")] == [8100, 900, 108]
+    assert sets["test"].grades.count("quaternary") == 300
+    grades = [g for g in lst.GRADES for _ in range(3000)]  # the files' order: binary, ternary, quaternary
+    _, test, _, _ = train_test_split(range(9000), grades, stratify=grades, test_size=0.1, random_state=42)
+    cells = torch.cat([lst.read_csv(lst.shipped_folder() / f).cells for f in lst.REFERENCE_FILES])
+    assert torch.equal(sets["test"].cells, cells[sorted(test)])
+    # the study's puzzles are far from every generated one, as the files' name ("dist80") says
+    assert lst.min_jaccard_distance(sets["apart"].cells, cells).min() >= 0.8
+
+
+def test_views_are_the_query_with_its_row_and_column():
+    a = puzzle("1235" "4000" "0000" "0000")  # the query in row 0, column 3 (cell 3)
+    b = puzzle("1235" "0100" "0020" "3000")  # the same row and column, another grid elsewhere
+    c = puzzle("1235" "0000" "0000" "0004")  # column 3 shows a 4 in row 3
+    assert lst.views(a) == ["3:1235:5000"]
+    assert lst.views(b) == lst.views(a) != lst.views(c) == ["3:1235:5004"]
+    assert lst.seen_view(torch.cat([b, c]), a).tolist() == [True, False]
 
 
 def test_deduction_rounds_counts_the_cells_worked_out_before_the_query():

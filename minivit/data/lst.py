@@ -246,29 +246,63 @@ def read_study(path: str | Path) -> LSTSet:
     return _checked(rows, "study")
 
 
-def reference_splits(folder: str | Path, *, seed: int = 0, test_fraction: float = 0.2) -> dict[str, LSTSet]:
-    """The puzzles of Ito et al. 2024 from a copy of the reference's `processed_data` folder.
+PUBLISHED_TEST_ROWS = "published_test_rows.txt"
+SPLITS = ("published", "random")
 
-    - train / test: a seeded random split of the 9,000 generated puzzles (`REFERENCE_FILES`); the
-      reference draws its split in `lstnn/curricula.py`, which is not published, so ours is drawn
-      the same way (at random), not the same puzzles;
+
+def shipped_folder() -> Path:
+    """The copy of the reference's puzzle files and study trials that comes with minivit (its
+    `processed_data` at commit d139c51, MIT license; see the README in that folder)."""
+    from importlib.resources import files
+
+    return Path(str(files("minivit.data") / "reference"))
+
+
+def reference_splits(
+    folder: str | Path | None = None,
+    *,
+    split: str = "published",
+    seed: int = 0,
+    test_fraction: float = 0.1,
+) -> dict[str, LSTSet]:
+    """The puzzles of Ito et al. 2024: the copy that comes with minivit, or the reference's
+    `processed_data` folder (`folder`).
+
+    - train / test: the 9,000 generated puzzles (`REFERENCE_FILES`, in the order binary, ternary,
+      quaternary) split as the reference splits them (`split="published"`: stratified by grade, 10%
+      held out with random_state 42 in its `lstnn/curricula.py`: 8,100 and 900, the held-out rows
+      in `published_test_rows.txt`), or at random (`split="random"`: `test_fraction` held out,
+      seeded by `seed`);
     - apart: the human study's 108 puzzles (`STUDY_FILE`), if the folder has it.
     """
-    folder = Path(folder)
+    folder = shipped_folder() if folder is None else Path(folder)
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; use one of {', '.join(SPLITS)}")
     missing = [f for f in REFERENCE_FILES if not (folder / f).exists()]
     if missing:
         raise FileNotFoundError(
             f"{folder} lacks {', '.join(missing)}; download the reference's puzzle files from "
-            f"{REFERENCE_URL} and pass the folder that holds them"
+            f"{REFERENCE_URL} and pass the folder that holds them (or no folder: minivit's own copy)"
         )
     if not 0 < test_fraction < 1:
         raise ValueError(f"test_fraction={test_fraction} is out of range; use a number between 0 and 1")
     parts = [read_csv(folder / f) for f in REFERENCE_FILES]
     cells = torch.cat([p.cells for p in parts])
     answers = torch.cat([p.tensors[1] for p in parts]) + 1
-    order = torch.randperm(len(cells), generator=torch.Generator().manual_seed(seed))
-    n_test = round(len(cells) * test_fraction)
-    test, train = order[:n_test], order[n_test:]
+    if split == "published":
+        rows = [int(line) for line in (shipped_folder() / PUBLISHED_TEST_ROWS).read_text().split()]
+        if len(cells) != 9000:
+            raise ValueError(
+                f"{folder} holds {len(cells)} puzzles; the published split indexes the reference's "
+                "9,000 (3,000 per grade), so use split='random' for other files"
+            )
+        is_test = torch.zeros(len(cells), dtype=torch.bool)
+        is_test[rows] = True
+        test, train = is_test.nonzero()[:, 0], (~is_test).nonzero()[:, 0]
+    else:
+        order = torch.randperm(len(cells), generator=torch.Generator().manual_seed(seed))
+        n_test = round(len(cells) * test_fraction)
+        test, train = order[:n_test], order[n_test:]
     sets = {
         "train": LSTSet(cells[train], answers[train], "train"),
         "test": LSTSet(cells[test], answers[test], "test"),
@@ -277,6 +311,27 @@ def reference_splits(folder: str | Path, *, seed: int = 0, test_fraction: float 
         sets["apart"] = read_study(folder / STUDY_FILE)
         sets["apart"].name = "apart"
     return sets
+
+
+def views(cells: Tensor) -> list[str]:
+    """What decides each puzzle [n, 16]: its query cell with the contents of its row and column, as a
+    string ("q:row:column", digits as in `cells`). Two puzzles with the same view have the same
+    answer, whatever the rest of their grids shows."""
+    q = (cells == QUERY).float().argmax(1)
+    r, c = q // 4, q % 4
+    k = torch.arange(4)
+    rows = cells.gather(1, r[:, None] * 4 + k)
+    cols = cells.gather(1, k * 4 + c[:, None])
+    return [
+        f"{qi}:{''.join(map(str, ri))}:{''.join(map(str, ci))}"
+        for qi, ri, ci in zip(q.tolist(), rows.tolist(), cols.tolist(), strict=True)
+    ]
+
+
+def seen_view(cells: Tensor, train: Tensor) -> Tensor:
+    """For each puzzle of `cells`, whether some puzzle of `train` has its view (`views`): [n] bool."""
+    known = set(views(train))
+    return torch.tensor([v in known for v in views(cells)], dtype=torch.bool)
 
 
 def _checked(rows: list[tuple[str, str, str, str]], name: str) -> LSTSet:
