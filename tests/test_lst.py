@@ -172,9 +172,9 @@ def test_the_shipped_puzzles_split_as_the_reference_splits_them():
 
 
 def test_views_are_the_query_with_its_row_and_column():
-    a = puzzle("1235" "4000" "0000" "0000")  # the query in row 0, column 3 (cell 3)
-    b = puzzle("1235" "0100" "0020" "3000")  # the same row and column, another grid elsewhere
-    c = puzzle("1235" "0000" "0000" "0004")  # column 3 shows a 4 in row 3
+    a = puzzle("1235400000000000")  # the query in row 0, column 3 (cell 3)
+    b = puzzle("1235010000203000")  # the same row and column, another grid elsewhere
+    c = puzzle("1235000000000004")  # column 3 shows a 4 in row 3
     assert lst.views(a) == ["3:1235:5000"]
     assert lst.views(b) == lst.views(a) != lst.views(c) == ["3:1235:5004"]
     assert lst.seen_view(torch.cat([b, c]), a).tolist() == [True, False]
