@@ -11,11 +11,17 @@ from torch.utils.data import TensorDataset
 
 
 @torch.no_grad()
-def predict(model: nn.Module, images: torch.Tensor, *, batch_size: int = 512) -> torch.Tensor:
-    """Predicted class of each image [n] (on the model's device, returned on the CPU)."""
+def predict(
+    model: nn.Module, images: torch.Tensor, *, batch_size: int = 512, dropout: bool = False
+) -> torch.Tensor:
+    """Predicted class of each image [n] (on the model's device, returned on the CPU).
+
+    `dropout=True` keeps dropout on (the model in training mode, without gradients), as code that
+    never calls `model.eval()` evaluates: Ito et al.'s reference does, so its 2-D sinusoid's dropout
+    is on when it scores held-out puzzles."""
     device = next(model.parameters()).device
     was_training = model.training
-    model.eval()
+    model.train(dropout)
     out = [
         model(images[i : i + batch_size].to(device)).argmax(-1).cpu()
         for i in range(0, len(images), batch_size)
@@ -24,13 +30,16 @@ def predict(model: nn.Module, images: torch.Tensor, *, batch_size: int = 512) ->
     return torch.cat(out)
 
 
-def evaluate(model: nn.Module, data: TensorDataset, *, batch_size: int = 512) -> float:
-    """Fraction of `data` (images, labels) the model classifies correctly; for a masked-token
-    regression (inputs, targets, masked), R²: 1 - `unexplained(model, data)`."""
+def evaluate(model: nn.Module, data: TensorDataset, *, batch_size: int = 512, dropout: bool = False) -> float:
+    """Fraction of `data` (images, labels) the model classifies correctly (`dropout`: see `predict`);
+    for a masked-token regression (inputs, targets, masked), R²: 1 - `unexplained(model, data)`."""
     if len(data.tensors) >= 3 and data.tensors[1].is_floating_point():
+        if dropout:
+            raise ValueError("dropout=True scores classes only; a regression is scored in eval mode")
         return 1 - unexplained(model, data, batch_size=batch_size)
     images, labels = data.tensors[:2]
-    return (predict(model, images, batch_size=batch_size) == labels.cpu()).float().mean().item()
+    right = predict(model, images, batch_size=batch_size, dropout=dropout) == labels.cpu()
+    return right.float().mean().item()
 
 
 @torch.no_grad()

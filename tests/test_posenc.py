@@ -82,6 +82,37 @@ def test_sinusoidal_prefix_token_gets_zeros_and_grid_is_recomputed(name):
     assert len(list(enc.parameters())) == 0
 
 
+def test_sinusoid_per_block_is_added_before_every_block_with_its_dropout():
+    """Ito et al.'s reference: the 2-D sinusoid added before each block as dropout(x + pe)."""
+    x = torch.randn(2, 4, 16)
+    once = build("sincos2d", dim=16, heads=1, depth=3, grid=(2, 2))
+    every = build("sincos2d", dim=16, heads=1, depth=3, grid=(2, 2), per_block=True, dropout=0.25)
+    table = once.table((2, 2))
+    assert torch.equal(once.add_to_tokens(x, (2, 2), 2), x)  # added at the first block only
+    every.eval()
+    for layer in range(3):
+        torch.testing.assert_close(every.add_to_tokens(x, (2, 2), layer), x + table)
+    every.train()
+    torch.manual_seed(0)
+    dropped = every.add_to_tokens(x, (2, 2), 1)
+    kept = dropped != 0
+    assert 0.1 < 1 - kept.float().mean() < 0.4  # about a quarter of the entries, dropped
+    torch.testing.assert_close(dropped[kept], ((x + table) / 0.75)[kept])  # the rest rescaled
+    assert "per_block=True, dropout=0.25" in repr(every)
+
+
+def test_evaluate_with_dropout_on_scores_as_the_reference_does():
+    from minivit.evaluate import evaluate, predict
+
+    m = model("sincos2d", position_options={"per_block": True, "dropout": 0.5})
+    x, y = torch.randn(64, 3, 16, 16), torch.randint(0, 10, (64,))
+    data = torch.utils.data.TensorDataset(x, y)
+    assert torch.equal(predict(m, x), predict(m, x))  # eval mode: no dropout
+    assert not torch.equal(predict(m, x, dropout=True), predict(m, x))
+    assert not m.training  # the model's mode is given back
+    assert evaluate(m, data) == (predict(m, x) == y).float().mean().item()
+
+
 def test_sincos_widths_must_suit_the_form():
     with pytest.raises(ValueError, match="width divisible by 4"):
         build("sincos2d", dim=18, heads=2, depth=1, grid=(2, 2))

@@ -14,8 +14,10 @@ fixed permutation of the channels, so every dot product agrees; copy a table bet
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor
 
+from minivit.checks import Annotated, Number
 from minivit.posenc.base import Base, Grid, PositionalEncoding, grid_coords
 
 
@@ -45,11 +47,23 @@ def sincos_2d(grid: Grid, dim: int, base: float = 10000.0) -> Tensor:
 
 
 class _Sinusoidal(PositionalEncoding):
-    """Adds a fixed table at block 0; prefix tokens get zeros. `base` sets the longest wavelength."""
+    """Adds a fixed table at block 0; prefix tokens get zeros. `base` sets the longest wavelength.
 
-    def __init__(self, *, base: Base = 10000.0, **kwargs):
+    `per_block=True` adds it again before every block, and `dropout` > 0 then drops out the tokens
+    with the table added, at each block where it is added (in training mode only): Ito et al.'s
+    reference code does both (its `PositionalEncoding2D` is owned by each block and returns
+    `dropout(x + pe)` with p = 0.1)."""
+
+    def __init__(
+        self,
+        *,
+        base: Base = 10000.0,
+        per_block: bool = False,
+        dropout: Annotated[float, Number(low=0, high=1)] = 0.0,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
-        self.base = float(base)
+        self.base, self.per_block, self.dropout = float(base), bool(per_block), float(dropout)
         self._cache: dict = {}
         self.table(self.grid)  # fail early on a width the encoding cannot use
 
@@ -66,13 +80,17 @@ class _Sinusoidal(PositionalEncoding):
         return self._cache[key]
 
     def add_to_tokens(self, x: Tensor, grid: Grid, layer: int) -> Tensor:
-        if layer != 0:
+        if layer != 0 and not self.per_block:
             return x
         self.check_tokens(x, grid)
-        return x + self.table(grid, device=x.device, dtype=x.dtype)
+        x = x + self.table(grid, device=x.device, dtype=x.dtype)
+        return F.dropout(x, self.dropout, self.training) if self.dropout else x
 
     def extra_repr(self) -> str:
-        return f"base={self.base:g}"
+        extra = (", per_block=True" if self.per_block else "") + (
+            f", dropout={self.dropout:g}" if self.dropout else ""
+        )
+        return f"base={self.base:g}{extra}"
 
 
 class Sincos1D(_Sinusoidal):
