@@ -17,6 +17,11 @@ Which tokens belong together (a table's similarity against a network's modules):
 
     kmeans, adjusted_rand_index, rank_correlation, within_between
     module_recovery           all three measures of a table against the modules, with permutation nulls
+
+How much of a grid's layout a table holds:
+
+    procrustes, structure_score
+    grid_recovery             both against a null of the grid's cells shuffled
 """
 
 from __future__ import annotations
@@ -600,8 +605,6 @@ def module_recovery(
             f"give a table [N, D], modules [N] and weights [N, N] of one N: got {tuple(table.shape)}, "
             f"{tuple(modules.shape)}, {tuple(weights.shape)}"
         )
-    if not isinstance(permutations, int) or permutations < 1:
-        raise ValueError(f"permutations={permutations!r}: give a whole number >= 1 (e.g. 1000)")
     k = len(torch.unique(modules))
     sim = cosine_similarity(table).double()
     clusters = kmeans(F.normalize(table.detach().double(), dim=-1), k, seed=seed)
@@ -616,14 +619,50 @@ def module_recovery(
         "ari": lambda order: adjusted_rand_index(clusters, modules[order]),
         "connectivity": connectivity,
     }
+    return {"clusters": clusters.tolist(), **_with_nulls(measures, n, permutations, seed)}
+
+
+def _with_nulls(measures: dict, n: int, permutations: int, seed: int) -> dict:
+    """Each measure(order) of N tokens in their own order, and over `permutations` shuffles of it:
+    {name: value, name + "_null": [mean, 95th percentile], name + "_p": share of the null at or
+    above the value, the value itself counted}."""
+    if not isinstance(permutations, int) or permutations < 1:
+        raise ValueError(f"permutations={permutations!r}: give a whole number >= 1 (e.g. 1000)")
     g = torch.Generator().manual_seed(seed)
     orders = [torch.randperm(n, generator=g) for _ in range(permutations)]
-    out: dict = {"clusters": clusters.tolist()}
-    identity = torch.arange(n)
+    out: dict = {}
     for name, measure in measures.items():
-        value = measure(identity)
+        value = measure(torch.arange(n))
         null = torch.tensor([measure(o) for o in orders], dtype=torch.float64)
         out[name] = value
         out[name + "_null"] = [null.mean().item(), torch.quantile(null, 0.95).item()]
         out[name + "_p"] = ((null >= value - 1e-12).sum().item() + 1) / (permutations + 1)
     return out
+
+
+def grid_recovery(table: Tensor, grid: Grid, *, permutations: int = 1000, seed: int = 0) -> dict:
+    """How much a position table [N, D] holds the layout of its grid, each measure with a null from
+    the same table against the grid's cells shuffled `permutations` times (a table that knows
+    nothing of the layout scores as its null does, however many dimensions it has to fit with):
+
+        procrustes  `procrustes` score against the cells' (row, column) coordinates
+        structure   `structure_score`: similarity against closeness on the grid
+
+    Returns {measure: value, measure + "_null": [mean, 95th percentile], measure + "_p"}."""
+    n = grid[0] * grid[1]
+    if table.dim() != 2 or len(table) != n:
+        raise ValueError(
+            f"table of shape {tuple(table.shape)} for a {grid[0]}x{grid[1]} grid: give [N, D] with "
+            f"N = {n} (drop prefix rows first)"
+        )
+    coords = grid_coords(grid)
+    sim = cosine_similarity(table).double()
+    closeness = -grid_distances(grid).double()
+    iu = torch.triu_indices(n, n, offset=1)
+
+    def structure(order: Tensor) -> float:
+        a, b = sim[iu[0], iu[1]], closeness[order][:, order][iu[0], iu[1]]
+        return torch.corrcoef(torch.stack([a, b]))[0, 1].item()
+
+    measures = {"procrustes": lambda order: procrustes(table, coords[order])[0], "structure": structure}
+    return _with_nulls(measures, n, permutations, seed)

@@ -390,3 +390,20 @@ def test_kmeans_gives_k_clusters_when_points_repeat():
     for seed in range(10):
         labels = analysis.kmeans(points, 3, restarts=1, seed=seed)
         assert sorted(labels.unique().tolist()) == [0, 1, 2]
+
+
+def test_grid_recovery_scores_a_table_against_its_grid_shuffled():
+    from minivit.posenc import sincos_2d
+
+    grid = (4, 4)
+    known = analysis.grid_recovery(sincos_2d(grid, 64), grid, permutations=200)
+    assert known["procrustes"] > known["procrustes_null"][1] + 0.2 and known["procrustes_p"] < 0.01
+    assert known["structure"] == pytest.approx(analysis.structure_score(sincos_2d(grid, 64), grid))
+    assert known["structure"] > known["structure_null"][1] + 0.5
+    torch.manual_seed(1)
+    ps = [
+        analysis.grid_recovery(torch.randn(16, 64), grid, permutations=200)["procrustes_p"] for _ in range(20)
+    ]
+    assert sum(p > 0.05 for p in ps) >= 15  # a random table sits inside its null (19 of 20 expected)
+    with pytest.raises(ValueError, match=r"for a 4x4 grid: give \[N, D\] with N = 16"):
+        analysis.grid_recovery(torch.randn(17, 8), grid)
