@@ -1,9 +1,11 @@
 import importlib
 import json
+from dataclasses import replace
 
 import pytest
 import torch
 
+from minivit.data import lst
 from minivit.experiments import init_scale
 
 TINY = init_scale.Setting(dim=16, depth=2, steps=6, lr=1e-3, batch_size=32, n_train=96, n_eval=30)
@@ -78,9 +80,11 @@ def test_main_writes_a_sweep_with_provenance(tmp_path, monkeypatch):
     # each seed's reference agrees with itself exactly
     assert all(r["agreement_with_sincos"] == pytest.approx(1.0) for r in runs if r["encoding"] == "sincos2d")
     summary = result["summary"]
-    assert summary["0.1"]["seeds"] == 2 and "apart_std" in summary["2.0"]
-    apart = [r["accuracy"]["apart"] for r in runs if r["encoding"] == "0.1"]
-    assert summary["0.1"]["apart"] == pytest.approx(sum(apart) / 2)
+    assert summary == init_scale.summarize(runs)
+    assert summary["0.1"]["seeds"] + summary["0.1"]["dead"] == 2  # six steps: most runs never train
+    live = [r["accuracy"]["apart"] for r in runs if r["encoding"] == "0.1" and not r["dead"]]
+    if live:
+        assert summary["0.1"]["apart"] == pytest.approx(sum(live) / len(live))
     from minivit.experiments import read_result
 
     assert read_result(out) == result
@@ -109,21 +113,87 @@ def test_recorded_results_ship_in_the_package_and_a_missing_one_is_named():
         experiments.recorded("nope.json")
 
 
-def test_main_trains_on_the_reference_puzzles_when_given_their_folder(
-    tmp_path, monkeypatch, reference_folder
-):
-    reference_folder(tmp_path)
-    monkeypatch.setitem(init_scale.SETTINGS, "tiny", TINY)
+def test_main_trains_on_the_reference_puzzles_from_a_folder(tmp_path, monkeypatch, reference_folder):
+    reference_folder(tmp_path)  # 60 generated puzzles and 104 study trials, in the reference's format
+    monkeypatch.setitem(init_scale.SETTINGS, "tiny", replace(TINY, split="random"))
     out = tmp_path / "sweep.json"
-    argv = ["--setting", "tiny", "--puzzles", str(tmp_path), "--seeds", "1", "--sigmas", "0.1"]
-    init_scale.main([*argv, "--quiet", "--threads", "1", "--out", str(out)])
+    argv = ["--setting", "tiny", "--puzzles", "reference", "--reference-folder", str(tmp_path)]
+    init_scale.main(
+        [*argv, "--seeds", "1", "--sigmas", "0.1", "--quiet", "--threads", "1", "--out", str(out)]
+    )
     result = json.loads(out.read_text())
-    assert result["puzzles"] == "reference" and result["setting"]["schedule"] == "constant"
+    assert result["puzzles"] == "reference" == result["setting"]["puzzles"]
     run = result["runs"][0]
     assert set(run["accuracy"]) == {"train", "test", "apart"}
     # the human study's 104 puzzles (in this copy) are the kept-apart set, scored by grade
     assert set(run["accuracy_by_grade"]) == {"test", "apart"}
     assert run["accuracy"]["apart"] * 104 == pytest.approx(round(run["accuracy"]["apart"] * 104))
+
+
+def test_main_names_a_folder_given_for_generated_puzzles(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(init_scale.SETTINGS, "tiny", TINY)
+    with pytest.raises(SystemExit):
+        init_scale.main(
+            ["--setting", "tiny", "--reference-folder", str(tmp_path), "--out", str(tmp_path / "o")]
+        )
+    assert (
+        "--reference-folder is for the reference's puzzles; add --puzzles reference"
+        in capsys.readouterr().err
+    )
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_reference_setting_is_the_reference_run_aspect_by_aspect():
+    run = init_scale.SETTINGS["reference"]
+    assert run.steps == 256_064 and run.lr == 1e-4 and run.schedule == "constant" and run.warmup == 0
+    assert (run.dim, run.depth, run.batch_size, run.position_lr_scale) == (160, 4, 128, 1.0)
+    assert init_scale.SETTINGS["reference-200"] == replace(run, steps=201 * 64)
+    sincos = run.config("sincos2d")
+    assert sincos.init == "torch" == run.config("2.0").init
+    assert sincos.position_options == {"per_block": True, "dropout": 0.1}
+    data = init_scale.make_data(run)  # the copy inside minivit, split as the reference splits it
+    assert [len(data[k]) for k in ("train", "test", "apart")] == [8100, 900, 108]
+
+
+def test_runs_that_never_trained_are_named_and_left_out_of_every_mean():
+    def run(seed, loss, answers, apart):
+        accuracy = {"train": 0.9, "test": 0.8, "apart": apart}
+        return {
+            "encoding": "2.0",
+            "seed": seed,
+            "final_loss": loss,
+            "loss_end": loss,
+            "answers_given": answers,
+            "accuracy": accuracy,
+            "agreement_with_sincos": 0.5,
+        }
+
+    live, flat, one_answer = run(0, 0.2, 4, 0.4), run(1, 1.38, 4, 0.9), run(2, 0.9, 1, 0.9)
+    assert not init_scale.is_dead(live)
+    assert init_scale.is_dead(flat) and init_scale.is_dead(one_answer)
+    assert not init_scale.is_dead(run(3, 1.37, 2, 0.9))  # 1.2% below ln 4: trained, a little
+    summary = init_scale.summarize([live, flat, one_answer])["2.0"]
+    assert (summary["seeds"], summary["dead"], summary["apart"]) == (1, 2, 0.4)
+
+
+def test_a_run_records_how_it_trained_and_held_out_puzzles_by_view():
+    data = init_scale.make_data(TINY)
+    _, record = init_scale.train_one("0.1", 0, TINY, data, progress=False)
+    assert 1 <= record["answers_given"] <= 4 and record["dead"] == init_scale.is_dead(record)
+    assert len(record["curve"]["loss"]) == TINY.steps and record["curve"]["step"][-1] == TINY.steps
+    views = record["test_by_view"]
+    seen = lst.seen_view(data["test"].cells, data["train"].cells).float().mean().item()
+    assert views["seen_fraction"] == pytest.approx(seen)
+    parts = [views[k] * n for k, n in (("seen", seen), ("new", 1 - seen)) if views[k] is not None]
+    assert sum(parts) == pytest.approx(record["accuracy"]["test"])  # the two parts make the whole
+    grid = record["grid"]
+    assert len(grid) == TINY.depth and grid[0]["procrustes"] == pytest.approx(
+        record["alignment"]["procrustes_grid"][0]
+    )
+    assert "accuracy_dropout_on" not in record  # no dropout: one way to score
+    dropped = replace(TINY, sincos_per_block=True, sincos_dropout=0.5)
+    _, fixed = init_scale.train_one("sincos2d", 0, dropped, data, progress=False)
+    assert set(fixed["accuracy_dropout_on"]) == {"train", "test", "apart"}
 
 
 def _tiny_main(tmp_path, *extra):
