@@ -61,6 +61,7 @@ reason not yet found, so `--puzzles` is the way to reproduce the paper's numbers
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import sys
 import time
@@ -465,11 +466,7 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     for encoding in dict.fromkeys(r["encoding"] for r in runs):
         rs = [r for r in runs if r["encoding"] == encoding and not is_dead(r)]
         values: dict[str, list[float]] = {}
-
-        def add(key: str, value: float | None) -> None:
-            if value is not None:
-                values.setdefault(key, []).append(value)
-
+        add = functools.partial(_add, values)
         for r in rs:
             for split, acc in r["accuracy"].items():
                 add(split, acc)
@@ -487,6 +484,11 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
             out[encoding][key] = t.mean().item()
             out[encoding][key + "_std"] = t.std().item() if len(v) > 1 else 0.0
     return out
+
+
+def _add(values: dict[str, list[float]], key: str, value: float | None) -> None:
+    if value is not None:
+        values.setdefault(key, []).append(value)
 
 
 DEFAULT_OUT = "minivit/experiments/recorded/init_scale.json"  # where the lessons read it from (package data)
