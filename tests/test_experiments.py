@@ -255,3 +255,15 @@ def test_a_sweep_with_other_settings_is_refused_unless_fresh(tmp_path, monkeypat
     )
     _, fresh = _tiny_main(tmp_path, "--seeds", "1", "--steps", "7", "--fresh")
     assert fresh["setting"]["steps"] == 7 and len(fresh["runs"]) == 3
+
+
+def test_a_run_can_score_every_set_as_it_trains():
+    data = init_scale.make_data(TINY)
+    model, record = init_scale.train_one("0.1", 0, TINY, data, progress=False, evals=3)
+    assert record["evals"]["step"] == [2, 4, 6]
+    assert set(record["evals"]) == {"step", "train", "test", "apart"}
+    assert record["evals"]["test"][-1] == pytest.approx(
+        record["accuracy"]["test"], abs=1e-4
+    )  # the last is the end
+    _, plain = init_scale.train_one("0.1", 0, TINY, data, progress=False)
+    assert "evals" not in plain and plain["final_loss"] == record["final_loss"]  # scoring changes nothing

@@ -238,11 +238,26 @@ def train_one(
     *,
     device: str | torch.device | None = None,
     progress: bool = True,
+    evals: int = 0,
 ) -> tuple[ViT, dict[str, Any]]:
-    """Train one model; returns it and its record (accuracies, alignment, how far the table moved)."""
+    """Train one model; returns it and its record (accuracies, alignment, how far the table moved).
+    With `evals` > 0 the record also holds the accuracy on every set at `evals` points of the run,
+    evenly spaced ("evals": {"step": [...], set: [...]})."""
     seed_everything(seed)
     model = ViT(setting.config(encoding))
     start = tables(model)
+    every = max(1, setting.steps // evals) if evals else 0
+    during: dict[str, list] = {"step": [], **{name: [] for name in data}}
+    scoring = [0.0]  # seconds spent on them, not counted as training time
+
+    def score(step: int, m: torch.nn.Module, _: History) -> None:
+        if every and (step % every == 0 or step == setting.steps) and step not in during["step"]:
+            t = time.perf_counter()
+            during["step"].append(step)
+            for name, ds in data.items():
+                during[name].append(round(evaluate(m, ds), 4))  # evaluate leaves m in training mode
+            scoring[0] += time.perf_counter() - t
+
     t0 = time.perf_counter()
     history = fit(
         model,
@@ -252,8 +267,13 @@ def train_one(
         device=device,
         progress=progress,
         desc=f"{label(encoding)}, seed {seed}",
+        callback=score if every else None,
     )
-    return model, _record(encoding, seed, setting, model, history, start, time.perf_counter() - t0, data)
+    seconds = time.perf_counter() - t0 - scoring[0]
+    record = _record(encoding, seed, setting, model, history, start, seconds, data)
+    if every:
+        record["evals"] = during
+    return model, record
 
 
 def train_many(
