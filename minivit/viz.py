@@ -459,6 +459,38 @@ def init_scale_sweep(
     return fig
 
 
+def init_scale_curves(
+    runs: Sequence[Mapping],
+    encodings: Sequence[str],
+    *,
+    labels: Mapping[str, str] | None = None,
+    splits: Mapping[str, str] | None = None,
+) -> Figure:
+    """Accuracy on each set as training goes (the runs' "evals"), one panel per encoding, one line
+    per run and set."""
+    splits = splits or {"train": "train", "test": "held-out", "apart": "kept apart"}
+    colors = dict(zip(splits, ("tab:gray", "tab:blue", "tab:red"), strict=False))
+    fig = Figure(figsize=(3.6 * len(encodings), 3.2), layout="constrained")
+    axes = fig.subplots(1, len(encodings), sharey=True, squeeze=False)[0]
+    for ax, encoding in zip(axes, encodings, strict=True):
+        for n, r in enumerate(x for x in runs if x["encoding"] == encoding and "evals" in x):
+            for split, name in splits.items():
+                ax.plot(
+                    r["evals"]["step"],
+                    r["evals"][split],
+                    color=colors[split],
+                    lw=1.2,
+                    alpha=0.8,
+                    label=name if n == 0 else None,
+                )
+        ax.axhline(0.25, color="gray", lw=0.8, ls=":")
+        ax.set(xlabel="training step", title=(labels or {}).get(encoding, encoding), ylim=(0, 1.02))
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("accuracy")
+    axes[0].legend(fontsize=8, loc="lower right")
+    return fig
+
+
 def procrustes_layout(aligned: Tensor, grid: Grid, *, title: str = "", ax=None) -> Figure:
     """A table mapped onto the grid by Procrustes alignment (`analysis.procrustes`): each position
     as a point, neighbours on the grid joined, the true grid in grey behind it."""

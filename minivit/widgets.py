@@ -289,7 +289,10 @@ def init_scale_view(runs: Sequence[Mapping], *, sigma: str, seed: int, block: in
     fig = Figure(figsize=(8.5, 3.8), layout="constrained")
     left, right = fig.subfigures(1, 2, width_ratios=[1.2, 1])
     viz.similarity_grid(table, grid, fig=left, title="cosine similarity of each cell's vector")
-    viz.procrustes_layout(aligned, grid, ax=right.subplots(), title=f"aligned to the grid: {score:.2f}")
+    title = f"aligned to the grid: {score:.2f}"
+    if "grid" in run:  # with the score's null: the same table against the cells shuffled
+        title += f"\n(cells shuffled: 95% at or below {run['grid'][block]['procrustes_null'][1]:.2f})"
+    viz.procrustes_layout(aligned, grid, ax=right.subplots(), title=title)
     acc = run["accuracy"]
     fig.suptitle(
         f"σ = {sigma}, seed {seed}, block {block + 1}: train {acc['train']:.2f}, held-out {acc['test']:.2f}, "

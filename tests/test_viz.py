@@ -456,3 +456,27 @@ def test_network_explorer_redraws_for_the_table_and_the_step():
         widgets.network_explorer({"a": snapshots["a"][:1], "b": snapshots["b"][1:]}, modules)
     fig = widgets.network_view(snapshots, modules, run="a", step=100)
     assert fig._suptitle.get_text().startswith("a, step 100: within − between")
+
+
+def test_init_scale_curves_draw_every_set_of_every_run_as_it_trained():
+    runs = [
+        {
+            "encoding": e,
+            "seed": s,
+            "evals": {"step": [10, 20], "train": [0.3, 0.9], "test": [0.3, 0.8], "apart": [0.2, 0.3]},
+        }
+        for e in ("0.1", "2.0")
+        for s in range(2)
+    ]
+    fig = viz.init_scale_curves(runs, ["0.1", "2.0"], labels={"0.1": "σ = 0.1"})
+    assert [ax.get_title() for ax in fig.axes] == ["σ = 0.1", "2.0"]
+    assert len(fig.axes[1].lines) == 2 * 3 + 1  # two runs x three sets, and chance
+    assert fig.axes[0].get_legend_handles_labels()[1] == ["train", "held-out", "kept apart"]
+
+
+def test_init_scale_view_names_the_null_of_its_grid_score():
+    runs, _ = _fake_sweep()
+    run = next(r for r in runs if r["encoding"] == "0.1" and r["seed"] == 1)
+    run["grid"] = [{"procrustes_null": [0.3, 0.41]}, {"procrustes_null": [0.3, 0.42]}]
+    fig = widgets.init_scale_view(runs, sigma="0.1", seed=1, block=1)
+    assert "95% at or below 0.42" in fig.axes[-1].get_title()
