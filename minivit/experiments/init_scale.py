@@ -283,13 +283,18 @@ def train_many(
     *,
     device: str | torch.device | None = None,
     progress: bool = True,
+    evals: int = 0,
 ) -> list[tuple[ViT, dict[str, Any]]]:
     """`train_one` for every (encoding, seed) in `runs`, with the runs of one model shape (every
     sigma; the 2-D sinusoid) trained at once as an ensemble (`minivit.ensemble`) on a GPU, and on a
     CPU at the small widths where that is faster (benchmarks/loop.py: 1.5-3x at width 32; at width
-    160 on 2 cores, 0.65x, so those runs go one by one)."""
-    if pick_device(device).type != "cuda" and setting.dim > 64:
-        return [train_one(e, seed, setting, data, device=device, progress=progress) for e, seed in runs]
+    160 on 2 cores, 0.65x, so those runs go one by one). Runs scored as they train (`evals`) go
+    one by one."""
+    if evals or not _as_ensemble(setting, device):
+        return [
+            train_one(e, seed, setting, data, device=device, progress=progress, evals=evals)
+            for e, seed in runs
+        ]
     out: dict[tuple[str, int], tuple[ViT, dict[str, Any]]] = {}
     groups = ([r for r in runs if r[0] != REFERENCE], [r for r in runs if r[0] == REFERENCE])
     for group in (g for g in groups if g):
@@ -313,6 +318,10 @@ def train_many(
             record = _record(encoding, seed, setting, model, history, start, seconds, data)
             out[encoding, seed] = model, record
     return [out[r] for r in runs]
+
+
+def _as_ensemble(setting: Setting, device: str | torch.device | None) -> bool:
+    return pick_device(device).type == "cuda" or setting.dim <= 64
 
 
 def _options(setting: Setting, encoding: str) -> dict[str, Any]:
@@ -424,6 +433,7 @@ def sweep(
     progress: bool = True,
     done: list[dict[str, Any]] | None = None,
     save: Callable[[list[dict[str, Any]]], None] | None = None,
+    evals: int = 0,
 ) -> list[dict[str, Any]]:
     """Every encoding x seed, on the puzzles of `make_data`, seed by seed (each seed's runs at once
     as ensembles where that pays: `train_many`). Each run's attention on `probe` kept-apart puzzles
@@ -439,7 +449,7 @@ def sweep(
     seeds = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
     runs = list(done or [])
     recorded = {(r["encoding"], r["seed"]) for r in runs}
-    one_by_one = pick_device(device).type != "cuda" and setting.dim > 64  # as train_many decides
+    one_by_one = evals or not _as_ensemble(setting, device)  # as train_many decides
     for seed in seeds:
         order = [(e, seed) for e in [REFERENCE, *encodings(sigmas)[:-1]]]
         todo = [r for r in order if r not in recorded]
@@ -450,7 +460,9 @@ def sweep(
         reference = None
         for group in [[r] for r in todo] if one_by_one else [todo]:
             for (encoding, _), (model, record) in zip(
-                group, train_many(group, setting, data, device=device, progress=progress), strict=True
+                group,
+                train_many(group, setting, data, device=device, progress=progress, evals=evals),
+                strict=True,
             ):
                 maps = attention(model, probe_images)
                 reference = maps if encoding == REFERENCE else reference
@@ -537,6 +549,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--steps", type=int, help="override the setting's steps")
     ap.add_argument("--lr", type=float, help="override the setting's learning rate")
     ap.add_argument("--optimizer", choices=("adamw", "sgd"), help="override the setting's optimizer")
+    ap.add_argument(
+        "--evals",
+        type=int,
+        default=0,
+        help="score every set at this many points of each run (runs then train one by one)",
+    )
     ap.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
     ap.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
     ap.add_argument(
@@ -589,6 +607,7 @@ def main(argv: list[str] | None = None) -> None:
         progress=not args.quiet,
         done=done,
         save=save,
+        evals=args.evals,
     )
     if result:
         print(f"wrote {args.out}")
