@@ -119,10 +119,24 @@ def test_main_trains_on_the_reference_puzzles_from_a_folder(tmp_path, monkeypatc
     out = tmp_path / "sweep.json"
     argv = ["--setting", "tiny", "--puzzles", "reference", "--reference-folder", str(tmp_path)]
     init_scale.main(
-        [*argv, "--seeds", "1", "--sigmas", "0.1", "--quiet", "--threads", "1", "--out", str(out)]
+        [
+            *argv,
+            "--seeds",
+            "1",
+            "--sigmas",
+            "0.1",
+            "--evals",
+            "2",
+            "--quiet",
+            "--threads",
+            "1",
+            "--out",
+            str(out),
+        ]
     )
     result = json.loads(out.read_text())
     assert result["puzzles"] == "reference" == result["setting"]["puzzles"]
+    assert all(r["evals"]["step"] == [3, 6] for r in result["runs"])  # scored twice as each trained
     run = result["runs"][0]
     assert set(run["accuracy"]) == {"train", "test", "apart"}
     # the human study's 104 puzzles (in this copy) are the kept-apart set, scored by grade
