@@ -17,8 +17,11 @@ def test_setting_builds_the_lst_model_with_sigma_or_the_sinusoid():
     assert config.position_options["per_block"] and config.pool == "last" and not config.norm_first
     assert TINY.config("sincos2d").position == "sincos2d"
     # the reference's constant rate: lr * steps; warmup then cosine decay: about half of that
-    assert init_scale.SETTINGS["paper"].reach == pytest.approx(1e-4 * 12800)
-    assert init_scale.SETTINGS["wide"].reach == pytest.approx(3e-4 * 5000 / 2, rel=0.03)
+    assert init_scale.SETTINGS["reference"].reach == pytest.approx(1e-4 * 256_064)
+    cosine = init_scale.Setting(steps=5000, lr=3e-4, schedule="cosine", warmup=None)
+    assert cosine.reach == pytest.approx(3e-4 * 5000 / 2, rel=0.03)
+    # the CPU set-ups: the tables at a third of the others' rate
+    assert init_scale.SETTINGS["reference-64"].reach == pytest.approx(1e-4 * 8000)
     assert init_scale.encodings((0.1, 2.0)) == ["0.1", "2.0", "sincos2d"]
 
 
