@@ -302,21 +302,27 @@ def init_scale_view(runs: Sequence[Mapping], *, sigma: str, seed: int, block: in
     return fig
 
 
-def init_scale_explorer(runs: Sequence[Mapping]) -> W.VBox:
-    """Sliders: σ (from the recorded sweep), seed and block."""
+def init_scale_explorer(
+    runs: Sequence[Mapping], *, sigma: str | None = None, seed: int | None = None, block: int = 0
+) -> W.VBox:
+    """Sliders: σ (from the recorded sweep), seed and block, starting at the given ones (default:
+    the smallest σ, the first seed, the first block)."""
     sigmas = sorted({r["encoding"] for r in runs if "tables" in r}, key=float)
     seeds = sorted({r["seed"] for r in runs})
     depth = len(next(r for r in runs if "tables" in r)["tables"])
+    sigma = sigmas[0] if sigma is None else sigma
+    seed = seeds[0] if seed is None else seed
+    if sigma not in sigmas or seed not in seeds or not 0 <= block < depth:
+        raise ValueError(
+            f"no recorded table for σ={sigma!r}, seed={seed!r}, block={block!r}; the sweep has σ in "
+            f"{sigmas}, seeds {seeds} and blocks 0-{depth - 1}"
+        )
     return explorer(
         lambda sigma, seed, block: init_scale_view(runs, sigma=sigma, seed=seed, block=block),
         {
-            "sigma": W.SelectionSlider(
-                options=sigmas, value=sigmas[0], description="σ", continuous_update=False
-            ),
-            "seed": W.SelectionSlider(
-                options=seeds, value=seeds[0], description="seed", continuous_update=False
-            ),
-            "block": _slider(0, 0, depth - 1, "block"),
+            "sigma": W.SelectionSlider(options=sigmas, value=sigma, description="σ", continuous_update=False),
+            "seed": W.SelectionSlider(options=seeds, value=seed, description="seed", continuous_update=False),
+            "block": _slider(block, 0, depth - 1, "block"),
         },
     )
 

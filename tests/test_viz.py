@@ -252,6 +252,10 @@ def test_init_scale_explorer_redraws_for_every_slider():
     assert len(set(_states(widgets.init_scale_explorer(runs), [(0, "2.0"), (1, 1), (2, 1)]))) == 4
     fig = widgets.init_scale_view(runs, sigma="0.1", seed=1, block=0)
     assert "σ = 0.1, seed 1, block 1" in fig._suptitle.get_text()
+    started = widgets.init_scale_explorer(runs, sigma="2.0", seed=1, block=1)
+    assert [c.value for c in started.children[0].children] == ["2.0", 1, 1]
+    with pytest.raises(ValueError, match=r"no recorded table for σ='0.3'.*σ in \['0.1', '2.0'\]"):
+        widgets.init_scale_explorer(runs, sigma="0.3")
 
 
 def test_resolution_sweep_draws_a_line_per_variant_and_marks_the_training_size():
