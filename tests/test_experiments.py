@@ -278,3 +278,10 @@ def test_a_run_can_score_every_set_as_it_trains():
     )  # the last is the end
     _, plain = init_scale.train_one("0.1", 0, TINY, data, progress=False)
     assert "evals" not in plain and plain["final_loss"] == record["final_loss"]  # scoring changes nothing
+
+
+def test_a_sweep_without_the_sinusoid_trains_only_the_tables(tmp_path, monkeypatch):
+    monkeypatch.setitem(init_scale.SETTINGS, "tiny", TINY)
+    _, result = _tiny_main(tmp_path, "--seeds", "1", "--no-sinusoid")
+    assert [r["encoding"] for r in result["runs"]] == ["0.1", "2.0"]
+    assert not any("agreement_with_sincos" in r for r in result["runs"])
