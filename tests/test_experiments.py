@@ -285,3 +285,10 @@ def test_a_sweep_without_the_sinusoid_trains_only_the_tables(tmp_path, monkeypat
     _, result = _tiny_main(tmp_path, "--seeds", "1", "--no-sinusoid")
     assert [r["encoding"] for r in result["runs"]] == ["0.1", "2.0"]
     assert not any("agreement_with_sincos" in r for r in result["runs"])
+
+
+def test_a_setting_names_an_unknown_choice():
+    with pytest.raises(ValueError, match=r"Setting\(puzzles='mine'\): use one of generated, reference"):
+        init_scale.Setting(puzzles="mine")
+    with pytest.raises(ValueError, match=r"Setting\(split='paper'\): use one of published, random"):
+        init_scale.Setting(split="paper")

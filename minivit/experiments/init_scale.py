@@ -77,7 +77,7 @@ import torch
 from torch import Tensor
 
 from minivit import analysis
-from minivit.config import ViTConfig, preset
+from minivit.config import INITS, ViTConfig, preset
 from minivit.data import lst
 from minivit.ensemble import fit_ensemble
 from minivit.evaluate import evaluate, predict
@@ -89,6 +89,7 @@ from minivit.posenc.sinusoidal import sincos_2d
 from minivit.train import History, default_warmup, fit, lr_at, pick_device, seed_everything
 
 SIGMAS = (0.1, 0.2, 0.5, 1.0, 1.5, 2.0)
+PUZZLES = ("generated", "reference")
 REFERENCE = "sincos2d"
 GRID = (4, 4)
 
@@ -125,6 +126,15 @@ class Setting:
     sincos_dropout: float = 0.0  # ...as dropout(x + pe), p = 0.1 in the reference
     puzzles: str = "generated"  # "generated" (lst.splits) or "reference" (Ito et al.'s own files)
     split: str = "published"  # the reference puzzles' split: "published" (theirs) or "random"
+
+    def __post_init__(self) -> None:
+        for name, value, known in (
+            ("puzzles", self.puzzles, PUZZLES),
+            ("split", self.split, lst.SPLITS),
+            ("init", self.init, INITS),
+        ):
+            if value not in known:
+                raise ValueError(f"Setting({name}={value!r}): use one of {', '.join(known)}")
 
     @property
     def reach(self) -> float:
