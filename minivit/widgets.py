@@ -278,38 +278,56 @@ def alibi_explorer(grid: tuple[int, int] = (8, 8)) -> W.VBox:
     )
 
 
-def init_scale_view(runs: Sequence[Mapping], *, sigma: str, seed: int, block: int) -> Figure:
+def init_scale_view(
+    runs: Sequence[Mapping], *, sigma: str, seed: int, block: int, name: str | None = None
+) -> Figure:
     """A recorded run of the σ sweep (`minivit.experiments.init_scale`): its trained table of one
     block as similarity maps at their place on the 4x4 grid (left) and mapped onto the grid by
-    Procrustes alignment (right)."""
+    Procrustes alignment (right), each score with its null where the run has one (`grid`)."""
     (run,) = [r for r in runs if r["encoding"] == sigma and r["seed"] == seed]
     table = torch.tensor(run["tables"][block])
     grid = (4, 4)
     score, aligned = analysis.procrustes(table, grid_coords(grid))
-    fig = Figure(figsize=(8.5, 3.8), layout="constrained")
+    fig = Figure(figsize=(8.5, 3.9), layout="constrained")
     left, right = fig.subfigures(1, 2, width_ratios=[1.2, 1])
-    viz.similarity_grid(table, grid, fig=left, title="cosine similarity of each cell's vector")
+    nulls = run["grid"][block] if "grid" in run else None  # the same table against the cells shuffled
+    similar = "cosine similarity of each cell's vector"
+    if nulls:
+        similar += (
+            f"\nagainst closeness on the grid: {nulls['structure']:.2f} "
+            f"(shuffled: 95% ≤ {nulls['structure_null'][1]:.2f})"
+        )
+    viz.similarity_grid(table, grid, fig=left, title=similar)
     title = f"aligned to the grid: {score:.2f}"
-    if "grid" in run:  # with the score's null: the same table against the cells shuffled
-        title += f"\n(cells shuffled: 95% at or below {run['grid'][block]['procrustes_null'][1]:.2f})"
+    if nulls:
+        title += f"\n(cells shuffled: 95% at or below {nulls['procrustes_null'][1]:.2f})"
     viz.procrustes_layout(aligned, grid, ax=right.subplots(), title=title)
     acc = run["accuracy"]
-    fig.suptitle(
-        f"σ = {sigma}, seed {seed}, block {block + 1}: train {acc['train']:.2f}, held-out {acc['test']:.2f}, "
-        f"kept apart {acc['apart']:.2f}",
-        fontsize=10,
-    )
+    scores = f"train {acc['train']:.2f}, held-out {acc['test']:.2f}, kept apart {acc['apart']:.2f}"
+    where = f"σ = {sigma}, seed {seed}, block {block + 1}"
+    fig.suptitle((f"{name}: " if name else "") + f"{where}: {scores}", fontsize=10)
     return fig
 
 
 def init_scale_explorer(
-    runs: Sequence[Mapping], *, sigma: str | None = None, seed: int | None = None, block: int = 0
+    runs: Sequence[Mapping] | Mapping[str, Sequence[Mapping]],
+    *,
+    sweep: str | None = None,
+    sigma: str | None = None,
+    seed: int | None = None,
+    block: int = 0,
 ) -> W.VBox:
     """Sliders: σ (from the recorded sweep), seed and block, starting at the given ones (default:
-    the smallest σ, the first seed, the first block)."""
-    sigmas = sorted({r["encoding"] for r in runs if "tables" in r}, key=float)
-    seeds = sorted({r["seed"] for r in runs})
-    depth = len(next(r for r in runs if "tables" in r)["tables"])
+    the smallest σ, the first seed, the first block). Given several sweeps by name ({name: runs}),
+    a first slider picks the sweep (default: the first)."""
+    sweeps = dict(runs) if isinstance(runs, Mapping) else {"": runs}
+    sweep = next(iter(sweeps)) if sweep is None else sweep
+    if sweep not in sweeps:
+        raise ValueError(f"no sweep {sweep!r}; the sweeps are {list(sweeps)}")
+    tabled = [r for rs in sweeps.values() for r in rs if "tables" in r]
+    sigmas = sorted({r["encoding"] for r in tabled}, key=float)
+    seeds = sorted({r["seed"] for r in tabled})
+    depth = len(tabled[0]["tables"])
     sigma = sigmas[0] if sigma is None else sigma
     seed = seeds[0] if seed is None else seed
     if sigma not in sigmas or seed not in seeds or not 0 <= block < depth:
@@ -317,13 +335,21 @@ def init_scale_explorer(
             f"no recorded table for σ={sigma!r}, seed={seed!r}, block={block!r}; the sweep has σ in "
             f"{sigmas}, seeds {seeds} and blocks 0-{depth - 1}"
         )
+    controls = {
+        "sigma": W.SelectionSlider(options=sigmas, value=sigma, description="σ", continuous_update=False),
+        "seed": W.SelectionSlider(options=seeds, value=seed, description="seed", continuous_update=False),
+        "block": _slider(block, 0, depth - 1, "block"),
+    }
+    if len(sweeps) == 1:
+        return explorer(
+            lambda sigma, seed, block: init_scale_view(runs, sigma=sigma, seed=seed, block=block), controls
+        )
+    pick = W.SelectionSlider(options=list(sweeps), value=sweep, description="sweep", continuous_update=False)
     return explorer(
-        lambda sigma, seed, block: init_scale_view(runs, sigma=sigma, seed=seed, block=block),
-        {
-            "sigma": W.SelectionSlider(options=sigmas, value=sigma, description="σ", continuous_update=False),
-            "seed": W.SelectionSlider(options=seeds, value=seed, description="seed", continuous_update=False),
-            "block": _slider(block, 0, depth - 1, "block"),
-        },
+        lambda sweep, sigma, seed, block: init_scale_view(
+            sweeps[sweep], sigma=sigma, seed=seed, block=block, name=sweep
+        ),
+        {"sweep": pick, **controls},
     )
 
 

@@ -256,6 +256,12 @@ def test_init_scale_explorer_redraws_for_every_slider():
     assert [c.value for c in started.children[0].children] == ["2.0", 1, 1]
     with pytest.raises(ValueError, match=r"no recorded table for σ='0.3'.*σ in \['0.1', '2.0'\]"):
         widgets.init_scale_explorer(runs, sigma="0.3")
+    # several sweeps: a first slider picks one, and every slider redraws
+    both = widgets.init_scale_explorer({"slow": runs, "fast": runs}, sweep="fast")
+    assert both.children[0].children[0].value == "fast"
+    assert len(set(_states(both, [(0, "slow"), (1, "2.0"), (2, 1), (3, 1)]))) == 5
+    with pytest.raises(ValueError, match=r"no sweep 'x'; the sweeps are \['slow', 'fast'\]"):
+        widgets.init_scale_explorer({"slow": runs, "fast": runs}, sweep="x")
 
 
 def test_resolution_sweep_draws_a_line_per_variant_and_marks_the_training_size():
