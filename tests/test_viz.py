@@ -487,6 +487,10 @@ def test_init_scale_curves_draw_every_set_of_every_run_as_it_trained():
 def test_init_scale_view_names_the_null_of_its_grid_score():
     runs, _ = _fake_sweep()
     run = next(r for r in runs if r["encoding"] == "0.1" and r["seed"] == 1)
-    run["grid"] = [{"procrustes_null": [0.3, 0.41]}, {"procrustes_null": [0.3, 0.42]}]
+    run["grid"] = [
+        {"procrustes_null": [0.3, 0.4 + b / 100], "structure": 0.5, "structure_null": [0.0, 0.16]}
+        for b in (1, 2)
+    ]
     fig = widgets.init_scale_view(runs, sigma="0.1", seed=1, block=1)
     assert "95% at or below 0.42" in fig.axes[-1].get_title()
+    assert "against closeness on the grid: 0.50 (shuffled: 95% ≤ 0.16)" in fig.subfigs[0]._suptitle.get_text()
