@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import torch
 from matplotlib.figure import Figure
 from torch import Tensor
 
@@ -215,17 +216,22 @@ def similarity_map(
     return ax.figure
 
 
-def similarity_grid(table: Tensor, grid: Grid, *, title: str = "", fig=None) -> Figure:
+def similarity_grid(table: Tensor, grid: Grid, *, title: str = "", fig=None, itself: bool = True) -> Figure:
     """Every position's similarity map, each drawn at its own place on the grid (as in the ViT paper);
-    colours span the table's lowest similarity to 1."""
+    colours span the table's lowest similarity to 1. `itself=False` leaves each position's own cell
+    blank and spans the colours over the other similarities only, so that weak structure shows."""
     gh, gw = grid
     if fig is None:
         fig = Figure(figsize=(0.55 * gw + 0.6, 0.55 * gh + 0.5), layout="constrained")
     axes = fig.subplots(gh, gw, squeeze=False)
     full = cosine_similarity(table)
+    if not itself:
+        full = full.masked_fill(torch.eye(len(full), dtype=torch.bool, device=full.device), float("nan"))
+    others = full[~full.isnan()]
     sim = full.reshape(gh * gw, gh, gw).cpu().numpy()
+    low, high = float(others.min()), 1.0 if itself else float(others.max())
     for i, ax in enumerate(axes.flat):
-        ax.imshow(sim[i], cmap="viridis", vmin=float(full.min()), vmax=1, interpolation="nearest")
+        ax.imshow(sim[i], cmap="viridis", vmin=low, vmax=high, interpolation="nearest")
         ax.set_xticks([])
         ax.set_yticks([])
     if title:

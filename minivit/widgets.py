@@ -291,17 +291,21 @@ def init_scale_view(
     fig = Figure(figsize=(8.5, 3.9), layout="constrained")
     left, right = fig.subfigures(1, 2, width_ratios=[1.2, 1])
     nulls = run["grid"][block] if "grid" in run else None  # the same table against the cells shuffled
-    similar = "cosine similarity of each cell's vector"
+    similar = "each cell's similarity to the others"
     if nulls:
         similar += (
             f"\nagainst closeness on the grid: {nulls['structure']:.2f} "
             f"(shuffled: 95% ≤ {nulls['structure_null'][1]:.2f})"
         )
-    viz.similarity_grid(table, grid, fig=left, title=similar)
+    viz.similarity_grid(table, grid, fig=left, title=similar, itself=False)
     title = f"aligned to the grid: {score:.2f}"
     if nulls:
         title += f"\n(cells shuffled: 95% at or below {nulls['procrustes_null'][1]:.2f})"
-    viz.procrustes_layout(aligned, grid, ax=right.subplots(), title=title)
+    # the best fit shrinks the table by its score; drawn at the grid's size, its shape shows
+    centre = aligned.mean(0)
+    viz.procrustes_layout(
+        (aligned - centre) / max(score, 1e-6) + centre, grid, ax=right.subplots(), title=title
+    )
     acc = run["accuracy"]
     scores = f"train {acc['train']:.2f}, held-out {acc['test']:.2f}, kept apart {acc['apart']:.2f}"
     where = f"σ = {sigma}, seed {seed}, block {block + 1}"
