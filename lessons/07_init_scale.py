@@ -183,9 +183,9 @@ for sigma, r in live.items():
         print(f"σ = {sigma:>3}  step {step:>5}:  train {e['train'][i]:.3f}  held-out {e['test'][i]:.3f}  kept apart {e['apart'][i]:.3f}")
 small, large = live["0.1"]["accuracy"], live["2.0"]["accuracy"]
 assert not any(r["dead"] for r in live.values())  # both trained
-assert small["apart"] > 0.85  # σ = 0.1 solves the study's puzzles...
-assert large["apart"] < 0.5  # ...σ = 2 does not, yet
-assert large["train"] > large["apart"] + 0.1  # and it does better on its own training puzzles
+assert small["apart"] > 0.6 and small["apart"] > large["apart"] + 0.3  # σ = 0.1 solves most study puzzles
+assert large["apart"] < 0.4  # σ = 2 stays near chance on them
+assert large["train"] > large["apart"] + 0.15  # while it does better on its own training puzzles
 
 # %% [markdown]
 # In a short run σ = 0.1 learns the rule: it solves held-out puzzles and most of the study's,
@@ -256,65 +256,129 @@ assert best_apart_large < 0.6  # never solved the study's puzzles, at any point 
 # Held-out accuracy, split by whether the puzzle's view appears in training:
 
 # %%
+gap = {}
 for enc in ("0.1", "2.0", "sincos2d"):
     s = summary[enc]
-    print(f"{init_scale.label(enc):>13}: seen view {s['test_seen']:.3f}, new view {s['test_new']:.3f}")
-assert summary["2.0"]["test_seen"] > summary["2.0"]["test_new"] + 0.1  # σ = 2 answers by memory
-assert abs(summary["0.1"]["test_seen"] - summary["0.1"]["test_new"]) < 0.05  # σ = 0.1 by the rule
+    gap[enc] = [r["test_by_view"]["seen"] - r["test_by_view"]["new"] for r in runs if r["encoding"] == enc]
+    print(f"{init_scale.label(enc):>13}: seen view {s['test_seen']:.3f}, new view {s['test_new']:.3f};"
+          f" seen − new per seed {[round(g, 3) for g in gap[enc]]}")
+assert min(gap["2.0"]) > 0.02  # σ = 2 does better where it saw the view, on every seed
+assert max(abs(g) for g in gap["0.1"]) < 0.02  # σ = 0.1 does as well either way
 
 # %% [markdown]
-# σ = 0.1 scores a held-out puzzle as well whether or not a training puzzle had its view: it
-# answers by the rule. σ = 2 scores the puzzles whose view it saw in training clearly higher than
-# those whose view is new: part of its held-out accuracy is memory. That is why its held-out score
+# σ = 0.1 scores a held-out puzzle as well whether or not a training puzzle had its view (within
+# 0.02 on every seed): it answers by the rule. σ = 2 scores the puzzles whose view it saw in
+# training higher than those whose view is new, on every seed: part of its held-out accuracy is
+# memory. That is why its held-out score
 # overstates what it learned, and why the study's puzzles, almost none of whose views were seen,
 # are the ones that tell the two regimes apart.
 #
 # ## What did the tables learn?
 #
-# For each trained table: the cosine similarity of every cell's vector to every other's, drawn at
-# that cell's place on the grid, and the table mapped onto the 4×4 grid by Procrustes alignment
-# (the rotation, reflection and scale that bring its 16 vectors closest to the grid's
-# coordinates). A score of 1 means the table *is* the grid, seen from some angle. A table with 64
-# dimensions to fit 16 points with scores well above 0 even when it knows nothing of the grid, so
-# each score comes with its **null**: the same table against the grid's cells shuffled, 1,000 times
-# (`analysis.grid_recovery`). Move σ, the seed and the block.
+# How far did the tables move in training? Each record keeps the root-mean-square change of its
+# tables (`moved_rms`), next to σ:
+
+# %%
+def moved(rs, enc):
+    return [r["moved_rms"] for r in rs if r["encoding"] == enc]
+
+
+print("  σ    moved (rms, each seed)     moved / σ (mean)")
+for enc in ("0.1", "2.0"):
+    m = moved(runs, enc)
+    print(f"{enc:>4}   {[round(x, 3) for x in m]}     {sum(m) / len(m) / float(enc):.3f}")
+assert max(moved(runs, "0.1")) < 0.5 * 0.1  # a σ = 0.1 table moved less than half its own size
+assert max(moved(runs, "2.0")) < 0.05 * 2.0  # a σ = 2 table, less than 5% of its size
+
+# %% [markdown]
+# Neither table was rewritten. At the tables' learning rate (1e-4, a reach of 0.8 over the run)
+# each moved by less than 0.02 rms: a fifth of σ = 0.1, a hundredth of σ = 2. Both tables are still
+# close to the random vectors they were drawn as, and yet the σ = 0.1 model solves the study's
+# puzzles. The other weights did the learning: 16 random vectors in 64 dimensions are linearly
+# independent, so the attention's projections can map them to any layout they need. What σ
+# changed is how loud those random vectors are next to the content of each cell (a token entry is
+# about 0.3 rms): at σ = 0.1 a whisper the weights can learn to read, at σ = 2 a shout that
+# drowns the content, and a name tag for each cell that the model fits its training puzzles with.
+#
+# **σ against reach.** Would the tables learn the layout if training could move them further? A
+# second recorded sweep is the same but for the tables' learning rate, 100× larger (1e-2; a reach
+# of 80): `--setting reference-64-reach`, σ = 0.1 and 2, three seeds, in
+# `minivit/experiments/recorded/init_scale_reach.json`.
+
+# %%
+reach = recorded("init_scale_reach.json")
+reach_runs, reach_summary = reach["runs"], reach["summary"]
+print(reach["provenance"]["command"])
+print("tables at 1e-2:   train   held-out   kept apart     moved / σ (mean)")
+for enc, s in reach_summary.items():
+    m = moved(reach_runs, enc)
+    print(f"{init_scale.label(enc):>14}   {s['train']:.3f}   {s['test']:.3f}      {s['apart']:.3f} ± {s['apart_std']:.3f}   {sum(m) / len(m) / float(enc):.2f}")
+assert reach["setting"] == {**sweep["setting"], "position_lr_scale": reach["setting"]["position_lr_scale"]}
+assert abs(reach["setting"]["position_lr_scale"] / sweep["setting"]["position_lr_scale"] - 100) < 1e-9
+assert all(s["seeds"] >= 3 and s["dead"] == 0 for s in reach_summary.values())
+assert min(moved(reach_runs, "0.1")) > 2 * 0.1  # now a σ = 0.1 table moves more than twice its size...
+assert max(moved(reach_runs, "2.0")) < 0.5 * 2.0  # ...and a σ = 2 table still less than half of its
+assert reach_summary["0.1"]["apart"] >= 0.88 and reach_summary["2.0"]["apart"] <= 0.6  # the same two regimes
+assert reach_summary["2.0"]["train"] >= 0.95
+# the explorer below opens on the σ = 0.1 seed whose first table holds the most layout
+GRID_SEED = max(
+    (r for r in reach_runs if r["encoding"] == "0.1"),
+    key=lambda r: r["grid"][0]["structure"] - r["grid"][0]["structure_null"][1],
+)["seed"]
+
+# %% [markdown]
+# A hundred times the reach does not change which σ generalizes. σ = 0.1 still solves the study's
+# puzzles, and now its tables move several times their own size: they are rewritten. σ = 2 still
+# fits its training puzzles and fails the study's, and its tables, which moved much further than in
+# the first sweep, are still more than half the random draw they started as.
+#
+# For each table, each cell's similarity to the other cells, drawn at that cell's place on the grid
+# (its own cell left blank), and the table mapped onto the 4×4 grid by Procrustes alignment (the
+# rotation, reflection and scale that bring its 16 vectors closest to the grid's coordinates).
+# Every score comes with its **null**: the same table against the grid's cells shuffled, 1,000
+# times (`analysis.grid_recovery`). The null matters: a table of 16 vectors in 64 dimensions has
+# room to fit almost any 16 points, so the Procrustes picture of even a random table looks like a
+# grid, and its score is well above 0. Move the sweep, σ, the seed and the block.
 
 # %% tags=["nbval-ignore-output"]
-widgets.init_scale_explorer(runs)
-
-# %%
-print("  σ     blocks above their null's 95th percentile, per seed")
-above = {}
-for enc in summary:
-    if enc == "sincos2d":
-        continue
-    per_seed = [sum(g["procrustes"] > g["procrustes_null"][1] for g in r["grid"]) for r in runs if r["encoding"] == enc]
-    above[enc] = per_seed
-    print(f"{enc:>4}   {per_seed}  (of {len(runs[0]['grid']) if 'grid' in runs[0] else 4})")
-GRID_ASSERTS = None
+widgets.init_scale_explorer(
+    {"tables at 1e-2": reach_runs, "tables at 1e-4": runs}, sweep="tables at 1e-2", sigma="0.1", seed=GRID_SEED, block=0
+)
 
 # %% [markdown]
-# GRID_TEXT
-#
-# ## σ against reach
-#
-# How far did the tables move? Each record keeps the root-mean-square change of its tables
-# (`moved_rms`), next to σ:
+# The score that tells a learned layout from a random one is the similarity's correlation with
+# closeness on the grid (`structure`, left of each figure): per block and seed, how far above its
+# null's 95th percentile it is:
 
 # %%
-print("  σ    moved (rms, mean of seeds)   moved / σ")
-for enc in summary:
-    if enc != "sincos2d":
-        moved = [r["moved_rms"] for r in runs if r["encoding"] == enc]
-        m = sum(moved) / len(moved)
-        print(f"{enc:>4}   {m:.3f}                        {m / float(enc):.2f}")
-moved_small = [r["moved_rms"] for r in runs if r["encoding"] == "0.1"]
-moved_large = [r["moved_rms"] for r in runs if r["encoding"] == "2.0"]
-assert min(moved_small) > 0.1  # a σ = 0.1 table is rewritten: it moved more than its own size
-assert max(moved_large) < 0.25 * 2.0  # a σ = 2 table keeps most of its draw
+def margins(rs, enc):
+    return [[round(g["structure"] - g["structure_null"][1], 2) for g in r["grid"]] for r in rs if r["encoding"] == enc]
+
+
+for name, rs in (("tables at 1e-4", runs), ("tables at 1e-2", reach_runs)):
+    for enc in ("0.1", "2.0"):
+        print(f"{name}, σ = {enc}: structure − null's 95th percentile, per seed and block: {margins(rs, enc)}")
+learned = [max(m) for m in margins(reach_runs, "0.1")]
+print(f"rewritten σ = 0.1 tables: best block's margin per seed {learned}")
+assert sum(x > 0.1 for x in learned) >= 2  # the layout, on 2 seeds of 3 or more
+others = [x for rs, enc in ((runs, "0.1"), (runs, "2.0"), (reach_runs, "2.0")) for m in margins(rs, enc) for x in m]
+assert max(others) < 0.1  # every other table: within 0.1 of its null's 95th percentile, or below
 
 # %% [markdown]
-# REACH_TEXT
+# Only the rewritten σ = 0.1 tables hold the layout: in their first blocks, cells that share a row
+# or a column have more similar vectors than cells that do not, the crosses in the similarity maps
+# (the structure the task needs: the query's row and column decide it). No table of the first
+# sweep holds it, at either σ, though σ = 0.1 generalizes there too; and the σ = 2 tables, which
+# moved twice as far in absolute terms as the σ = 0.1 ones, hold none of it: they moved too little
+# *for their size*. The Procrustes picture barely tells them apart, as its null warned.
+#
+# **Lazy and rich.** This is a known split in how networks train. Started large next to how far
+# training moves them, weights stay close to their draw and the model learns as a fixed function
+# of its random features (the *lazy* regime); started small, the features themselves change (the
+# *rich* regime): Chizat, Oyallon and Bach 2019 (arXiv 1812.07956), Woodworth et al. 2020 (arXiv
+# 2002.09277). A position table is such a set of features. Here moved / σ measures which regime a
+# table is in: well above 1 it was rewritten and learned the layout; well below 1 it stayed a
+# random draw, and what the model learned depended on how loud that draw was.
 #
 # ## Our set-up against the reference run
 #
@@ -365,13 +429,33 @@ assert min(entropy["torch", "0.1"], entropy["trunc_normal", "0.1"]) > 2.7
 s = summary["sincos2d"]
 for split in ("train", "test", "apart"):
     print(f"{split:>5}: eval mode {s[split]:.3f}, dropout on (the reference's way) {s[split + '_dropout_on']:.3f}")
-gap = max(abs(s[k] - s[k + "_dropout_on"]) for k in ("train", "test", "apart"))
-DROPOUT_ASSERT = None
+gaps = [s[k] - s[k + "_dropout_on"] for k in ("train", "test", "apart")]
+assert all(0 < g < 0.03 for g in gaps)  # dropout on costs every set something, less than 0.03
+
+# %% [markdown]
+# Scored with dropout on, as the reference scores, the sinusoid model loses between 0.01 and 0.02
+# on each set: the reference's published numbers for its sinusoid are a little below what the same
+# models score in eval mode.
 
 # %% [markdown]
 # ## What we covered
 #
-# COVERED_TEXT
+# - On Ito et al.'s own puzzles, split as their code splits them, with their model's
+#   initialisation, in the course's CPU-sized set-up: a table started at σ = 2 fits its training
+#   puzzles (0.95 or more) and fails the human study's (0.6 or less, never above it at any point
+#   of any run); started at σ = 0.1 it solves held-out and study puzzles (0.94 and 0.88 or more).
+#   The 2-D sinusoid does as well.
+# - Held-out accuracy is partly memory: over half of the held-out puzzles share their view with a
+#   training puzzle, and σ = 2 scores those higher. The study's puzzles test the rule.
+# - At the reference's learning rate for the tables, no table is rewritten in our runs, and none
+#   holds the layout: σ = 0.1 generalizes with a table that is still nearly random. Given 100× the
+#   reach, the σ = 0.1 tables are rewritten and learn which cells share a row or a column; σ = 2
+#   tables still are not, and σ = 2 still memorizes. Moved / σ, not σ alone, says which regime a
+#   table is in (lazy against rich).
+# - A layout score means something only against its null: Procrustes alignment of 16 vectors in
+#   64 dimensions makes any table look like a grid.
+# - The reference's init makes a σ = 2 model's first attention sharp and positional from the start;
+#   its stochastic scoring of the sinusoid costs 0.01–0.02.
 #
 # ## Exercises
 #
@@ -385,4 +469,17 @@ DROPOUT_ASSERT = None
 # %% [markdown]
 # ## Claims index
 #
-# CLAIMS_TEXT
+# | claim | assert | fails when |
+# |---|---|---|
+# | every answer is forced, held-out puzzles are not training puzzles, the study's puzzles are at Jaccard distance ≥ 0.8 from every generated one | `assert (lst.forced(ds.cells) == ds.tensors[1] + 1).all(), name` `assert not set(data["test"].strings()) & set(train.strings())` `assert nearest.min() >= 0.8` | a label is not the forced symbol, the split overlaps, or a study puzzle is close to a generated one |
+# | a view fixes the answer; over half the held-out puzzles and under a tenth of the study's share a training puzzle's view | `assert all(len(a) == 1 for a in answers_of.values())` `assert seen["test"].float().mean() > 0.5 > 0.1 > seen["apart"].float().mean()` | two training puzzles with one view have different answers, or the sets are split otherwise |
+# | a σ = 2 table is drawn at standard deviation 2 | `assert abs(ViT(sweep_setting.config("2.0")).pos.table.std().item() - 2.0) < 0.1` | the table is drawn at another scale |
+# | live: both runs train; σ = 0.1 solves most study puzzles and beats σ = 2 there by 0.3; σ = 2 stays near chance on them while doing better on its training puzzles | `assert not any(r["dead"] for r in live.values())` `assert small["apart"] > 0.6 and small["apart"] > large["apart"] + 0.3` `assert large["apart"] < 0.4` `assert large["train"] > large["apart"] + 0.15` | a run never trains, σ = 2 generalizes, or σ = 0.1 does not |
+# | recorded on the reference's puzzles, split and init; every run trained; σ = 2 fits its training puzzles (≥ 0.95) and fails the study's (≤ 0.6); σ = 0.1 solves held-out (≥ 0.94) and study (≥ 0.88) puzzles, by more than 3 spreads | `assert sweep["setting"] == {**sweep["setting"], "puzzles": "reference", "split": "published", "init": "torch"}` `assert all(s["seeds"] >= 3 and s["dead"] == 0 for s in summary.values())` `assert summary["2.0"]["train"] >= 0.95 and summary["2.0"]["apart"] <= 0.6` `assert summary["0.1"]["test"] >= 0.94 and summary["0.1"]["apart"] >= 0.88` `assert summary["0.1"]["apart"] - summary["2.0"]["apart"] > 3 * spread` | the sweep is re-recorded elsewhere, a run dies, σ = 2 stops short of fitting or solves the study, σ = 0.1 fails it |
+# | no σ = 2 run solved the study's puzzles at any point of training | `assert best_apart_large < 0.6` | some σ = 2 run passes 0.6 on them at some point |
+# | σ = 2 does better on held-out puzzles whose view it saw, on every seed; σ = 0.1 does as well either way | `assert min(gap["2.0"]) > 0.02` `assert max(abs(g) for g in gap["0.1"]) < 0.02` | σ = 2 does as well on new views, or σ = 0.1 does not |
+# | at the tables' rate of 1e-4 neither table is rewritten: σ = 0.1 moves less than half its size, σ = 2 less than 5% | `assert max(moved(runs, "0.1")) < 0.5 * 0.1` `assert max(moved(runs, "2.0")) < 0.05 * 2.0` | a table moves further |
+# | with the tables at 100× the rate (nothing else changed, every run trained) a σ = 0.1 table moves more than twice its size, a σ = 2 table less than half; the same two regimes | `assert reach["setting"] == {**sweep["setting"], "position_lr_scale": reach["setting"]["position_lr_scale"]}` `assert abs(reach["setting"]["position_lr_scale"] / sweep["setting"]["position_lr_scale"] - 100) < 1e-9` `assert all(s["seeds"] >= 3 and s["dead"] == 0 for s in reach_summary.values())` `assert min(moved(reach_runs, "0.1")) > 2 * 0.1` `assert max(moved(reach_runs, "2.0")) < 0.5 * 2.0` `assert reach_summary["0.1"]["apart"] >= 0.88 and reach_summary["2.0"]["apart"] <= 0.6` `assert reach_summary["2.0"]["train"] >= 0.95` | the two sweeps differ in more than the tables' rate, or the tables move otherwise, or σ = 2 generalizes |
+# | only rewritten σ = 0.1 tables hold the layout: their best block beats its null's 95th percentile by more than 0.1 on 2 seeds of 3 or more; every other table is within 0.1 of its null | `assert sum(x > 0.1 for x in learned) >= 2` `assert max(others) < 0.1` | the rewritten tables hold no layout, or an unrewritten one does |
+# | the reference's init makes a σ = 2 model's first attention sharp from the start (below 2 nats), minivit's leaves it near uniform (above 2.7), and at σ = 0.1 both are near uniform | `assert entropy["torch", "2.0"] < 2.0 < 2.7 < entropy["trunc_normal", "2.0"]` `assert min(entropy["torch", "0.1"], entropy["trunc_normal", "0.1"]) > 2.7` | the inits are the same, or σ does not drive attention at init |
+# | scoring the sinusoid with dropout on, as the reference does, costs every set something, less than 0.03 | `assert all(0 < g < 0.03 for g in gaps)` | dropout is off in the recorded runs, or costs more |

@@ -8,9 +8,12 @@ training puzzles; started small the table generalizes to the human study's puzzl
 sigma <= 0.5), started at sigma = 2 it does not (0.38): the model has fitted its training puzzles
 another way. The fixed 2-D sinusoid is the comparison.
 
-    python -m minivit.experiments.init_scale --setting reference-64 --seeds 3 --evals 16  # lesson 07
-    python -m minivit.experiments.init_scale --setting reference-200 --seeds 3 --sigmas 0.1 2.0 \
-        --evals 16 --out minivit/experiments/recorded/init_scale_reference.json  # the paper's width
+    python -m minivit.experiments.init_scale --setting reference-64 --seeds 3 --sigmas 0.1 2.0 \
+        --evals 16                                             # lesson 07 (about 35 minutes, 2 cores)
+    python -m minivit.experiments.init_scale --setting reference-64-reach --seeds 3 --sigmas 0.1 2.0 \
+        --evals 16 --no-sinusoid --out minivit/experiments/recorded/init_scale_reach.json  # 100x reach
+    python -m minivit.experiments.init_scale --setting reference-100 --seeds 3 --sigmas 0.1 2.0 \
+        --evals 16 --out reference_100.json                    # the paper's width (10 minutes a run)
     python -m minivit.experiments.init_scale --setting reference --device cuda --seeds 15 \
         --sigmas 0.1 0.5 1.0 1.5 2.0 --out init_scale_full.json  # the reference run, whole
 
@@ -57,8 +60,9 @@ lstnn/ and scripts/, line numbers at commit d139c51):
                       batches (the last of 4 puzzles)                  batch curve as it trains
     precision         fp32                                             fp32 on a CPU, bf16 on a GPU
 
-`reference-64` is the course's own, CPU-sized set-up, not the paper's: width 64 and 3x the
-learning rate, shorter, everything else as above. The lesson quotes no paper number for it.
+`reference-64` is the course's own, CPU-sized set-up, not the paper's: width 64, the tables at the
+reference's learning rate and the other weights at 3x it, 8,000 steps, everything else as above;
+`reference-64-reach` gives the tables 100x the rate. Lesson 07 quotes no paper number for them.
 """
 
 from __future__ import annotations
