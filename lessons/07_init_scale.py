@@ -111,28 +111,33 @@ print(f"kept-apart puzzles: nearest generated puzzle at Jaccard distance {neares
 assert nearest.min() >= 0.8
 
 # %% [markdown]
-# **What decides a puzzle.** Every grade above is decided within the query's row and column (the
-# quaternary ones through the hidden single of a symbol), so the query's cell with its row and its
-# column, the puzzle's **view** (`lst.views`), fixes the answer. Two puzzles with one view have one
-# answer, whatever the rest of their grids shows. How many held-out puzzles have the view of some
-# training puzzle? A model could answer those by remembering, without any rule.
+# **The view of a puzzle.** A binary or ternary puzzle is decided within the query's row and
+# column, so the query's cell with its row and its column, the puzzle's **view** (`lst.views`),
+# fixes its answer: two such puzzles with one view have one answer, whatever the rest of their
+# grids shows. A quaternary puzzle also needs cells outside its view. How many held-out puzzles
+# have the view of some training puzzle? A model could answer many of those by remembering,
+# without any rule.
 
 # %%
 views = lst.views(train.cells)
-answers_of = {}
-for v, a in zip(views, train.tensors[1].tolist()):
+answers_of, grades_of = {}, {}
+for v, a, g in zip(views, train.tensors[1].tolist(), train.grades):
     answers_of.setdefault(v, set()).add(a)
+    grades_of.setdefault(v, set()).add(g)
 shared = sum(c > 1 for c in Counter(views).values())
 print(f"training puzzles: {len(views)}, distinct views {len(answers_of)}; views shared by 2 or more: {shared}")
-assert all(len(a) == 1 for a in answers_of.values())  # one view, one answer
+two_answers = [v for v, a in answers_of.items() if len(a) > 1]
+print(f"views with two answers among the training puzzles: {len(two_answers)}, "
+      f"grades of their puzzles: {set().union(*(grades_of[v] for v in two_answers))}")
+assert all(grades_of[v] == {"quaternary"} for v in two_answers)  # a binary or ternary view: one answer
 seen = {name: lst.seen_view(data[name].cells, train.cells) for name in ("test", "apart")}
 for name, s in seen.items():
     print(f"{name:>5}: {s.float().mean():.0%} of the puzzles have a training puzzle's view")
 assert seen["test"].float().mean() > 0.5 > 0.1 > seen["apart"].float().mean()
 
 # %% [markdown]
-# Over half of the held-out puzzles can be answered by looking their view up among the training
-# puzzles; almost none of the kept-apart ones can. So held-out accuracy is in part a test of
+# Over half of the held-out puzzles have a training puzzle's view (and for the binary and ternary
+# ones, that view's answer); almost none of the kept-apart ones do. So held-out accuracy is in part a test of
 # memory, and the human study's puzzles are the test of the rule. We score both, and held-out
 # split by whether its view was seen.
 #
@@ -168,8 +173,9 @@ assert abs(ViT(sweep_setting.config("2.0")).pos.table.std().item() - 2.0) < 0.1
 # %% [markdown]
 # ## Live: small σ against large σ
 #
-# The same puzzles, the same everything but σ, for a short run. `train_one` trains, then evaluates
-# on the three sets.
+# The same puzzles, the same everything but σ, for a short run of a smaller model: width 32, the
+# learning rate 1e-3 with the tables at a third of it, 2,500 steps (about 30 s a run).
+# `train_one` trains, scoring the three sets four times on the way.
 
 # %% tags=["nbval-ignore-output"]
 setting = init_scale.SETTINGS["lesson"]
@@ -189,7 +195,7 @@ assert large["train"] > large["apart"] + 0.15  # while it does better on its own
 
 # %% [markdown]
 # In a short run σ = 0.1 learns the rule: it solves held-out puzzles and most of the study's,
-# whose views it never saw. σ = 2 learns more slowly, and what it learns does not carry over: it
+# almost none of whose views it saw. σ = 2 learns more slowly, and what it learns does not carry over: it
 # answers its own training puzzles better than the study's, which stay near chance (0.25). A short
 # run cannot say where σ = 2 ends up: it has not fitted its training puzzles yet. The recorded
 # sweep can.
@@ -329,8 +335,9 @@ GRID_SEED = max(
 # %% [markdown]
 # A hundred times the reach does not change which σ generalizes. σ = 0.1 still solves the study's
 # puzzles, and now its tables move several times their own size: they are rewritten. σ = 2 still
-# fits its training puzzles and fails the study's, and its tables, which moved much further than in
-# the first sweep, are still more than half the random draw they started as.
+# fits its training puzzles and fails the study's on average, a little less badly than in the
+# first sweep (one seed of three reaches 0.60), and its tables, though they moved much further
+# than in the first sweep, moved less than half their own size.
 #
 # For each table, each cell's similarity to the other cells, drawn at that cell's place on the grid
 # (its own cell left blank), and the table mapped onto the 4×4 grid by Procrustes alignment (the
@@ -365,8 +372,8 @@ others = [x for rs, enc in ((runs, "0.1"), (runs, "2.0"), (reach_runs, "2.0")) f
 assert max(others) < 0.1  # every other table: within 0.1 of its null's 95th percentile, or below
 
 # %% [markdown]
-# Only the rewritten σ = 0.1 tables hold the layout: in their first blocks, cells that share a row
-# or a column have more similar vectors than cells that do not, the crosses in the similarity maps
+# Only the rewritten σ = 0.1 tables hold the layout: in their first two blocks, on every seed,
+# cells that share a row or a column have more similar vectors than cells that do not, the crosses in the similarity maps
 # (the structure the task needs: the query's row and column decide it). No table of the first
 # sweep holds it, at either σ, though σ = 0.1 generalizes there too; and the σ = 2 tables, which
 # moved twice as far in absolute terms as the σ = 0.1 ones, hold none of it: they moved too little
@@ -400,7 +407,7 @@ assert max(others) < 0.1  # every other table: within 0.1 of its null's 95th per
 # (`init="torch"`), as the reference code does. It matters at large σ. Before any training, the
 # first block's attention over 16 cells (uniform: ln 16 ≈ 2.77 nats):
 
-# %%
+# %% tags=["nbval-ignore-output"]
 probe = train.tensors[0][:512]
 print("first-block attention entropy at initialisation (nats), mean of 3 draws")
 entropy = {}
@@ -472,7 +479,7 @@ assert all(0 < g < 0.03 for g in gaps)  # dropout on costs every set something, 
 # | claim | assert | fails when |
 # |---|---|---|
 # | every answer is forced, held-out puzzles are not training puzzles, the study's puzzles are at Jaccard distance ≥ 0.8 from every generated one | `assert (lst.forced(ds.cells) == ds.tensors[1] + 1).all(), name` `assert not set(data["test"].strings()) & set(train.strings())` `assert nearest.min() >= 0.8` | a label is not the forced symbol, the split overlaps, or a study puzzle is close to a generated one |
-# | a view fixes the answer; over half the held-out puzzles and under a tenth of the study's share a training puzzle's view | `assert all(len(a) == 1 for a in answers_of.values())` `assert seen["test"].float().mean() > 0.5 > 0.1 > seen["apart"].float().mean()` | two training puzzles with one view have different answers, or the sets are split otherwise |
+# | every view with two answers among the training puzzles is a view of quaternary puzzles only (a binary or ternary view has one answer); over half the held-out puzzles and under a tenth of the study's share a training puzzle's view | `assert all(grades_of[v] == {"quaternary"} for v in two_answers)` `assert seen["test"].float().mean() > 0.5 > 0.1 > seen["apart"].float().mean()` | two binary or ternary training puzzles with one view have different answers, or the sets are split otherwise |
 # | a σ = 2 table is drawn at standard deviation 2 | `assert abs(ViT(sweep_setting.config("2.0")).pos.table.std().item() - 2.0) < 0.1` | the table is drawn at another scale |
 # | live: both runs train; σ = 0.1 solves most study puzzles and beats σ = 2 there by 0.3; σ = 2 stays near chance on them while doing better on its training puzzles | `assert not any(r["dead"] for r in live.values())` `assert small["apart"] > 0.6 and small["apart"] > large["apart"] + 0.3` `assert large["apart"] < 0.4` `assert large["train"] > large["apart"] + 0.15` | a run never trains, σ = 2 generalizes, or σ = 0.1 does not |
 # | recorded on the reference's puzzles, split and init; every run trained; σ = 2 fits its training puzzles (≥ 0.95) and fails the study's (≤ 0.6); σ = 0.1 solves held-out (≥ 0.94) and study (≥ 0.88) puzzles, by more than 3 spreads | `assert sweep["setting"] == {**sweep["setting"], "puzzles": "reference", "split": "published", "init": "torch"}` `assert all(s["seeds"] >= 3 and s["dead"] == 0 for s in summary.values())` `assert summary["2.0"]["train"] >= 0.95 and summary["2.0"]["apart"] <= 0.6` `assert summary["0.1"]["test"] >= 0.94 and summary["0.1"]["apart"] >= 0.88` `assert summary["0.1"]["apart"] - summary["2.0"]["apart"] > 3 * spread` | the sweep is re-recorded elsewhere, a run dies, σ = 2 stops short of fitting or solves the study, σ = 0.1 fails it |

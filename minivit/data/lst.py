@@ -314,9 +314,10 @@ def reference_splits(
 
 
 def views(cells: Tensor) -> list[str]:
-    """What decides each puzzle [n, 16]: its query cell with the contents of its row and column, as a
-    string ("q:row:column", digits as in `cells`). Two puzzles with the same view have the same
-    answer, whatever the rest of their grids shows."""
+    """Each puzzle's view [n, 16] -> strings "q:row:column": its query cell with the contents of its
+    row and its column (digits as in `cells`). The view decides a binary or a ternary puzzle (two
+    such puzzles with one view have one answer, whatever the rest of their grids shows); a
+    quaternary one also needs cells outside it."""
     q = (cells == QUERY).float().argmax(1)
     r, c = q // 4, q % 4
     k = torch.arange(4)
