@@ -19,15 +19,16 @@
 # Lesson 03 hinted at it on images; here we test it the way Ito, Cocchi, Klinger, Ram, Campbell and
 # Hearne did ("Learning interpretable positional encodings in transformers depends on
 # initialization", 2024). On a reasoning task whose tokens lie on a 4×4 grid, a learnable position
-# table per block is drawn from N(0, σ²). In the authors' logged runs (15 seeds per σ) every model
-# fits its training puzzles, whatever σ. Started **small** (σ = 0.1), the model also solves the
+# table per block is drawn from N(0, σ²). In the authors' runs (15 seeds per σ; their logs are in
+# their repository) every model fits its training puzzles, whatever σ. Started **small** (σ = 0.1), the model also solves the
 # puzzles of their human study, which are unlike the training ones (0.93 on average); started
 # **large** (σ = 2), it solves 0.38 of them: it fitted its training puzzles some other way.
 #
 # We train on the authors' own puzzle files (a copy ships with minivit), split as their code splits
 # them, with their model and initialisation, at a size a laptop trains in minutes: width 64
-# instead of 160, a 3× larger learning rate, a shorter run. That set-up is the course's own, so the
-# paper's numbers are quoted for the paper's set-up only.
+# instead of 160, a 3× larger learning rate for every weight but the tables (which keep the
+# authors' 1e-4), a shorter run. That set-up is the course's own, so the paper's numbers are quoted
+# for the paper's set-up only.
 #
 # **What you will learn**
 # - the Latin square task, and what "held-out" and "kept apart" measure on it;
@@ -166,8 +167,9 @@ print(f"size of a token entry (rms): {tokens.pow(2).mean().sqrt():.2f}")
 for sigma in ("0.1", "2.0"):
     table = ViT(sweep_setting.config(sigma)).pos.table
     print(f"σ = {sigma}: table {tuple(table.shape)}, rms {table.pow(2).mean().sqrt():.2f}")
-print(f"reach (the table's learning rate summed over the run): {sweep_setting.reach:.2f} "
-      f"(lr {sweep_setting.lr}, {sweep_setting.steps} steps)")
+table_lr = sweep_setting.lr * sweep_setting.position_lr_scale
+print(f"reach (the tables' learning rate summed over the run): {sweep_setting.reach:.2f} "
+      f"(the tables' lr {table_lr:.0e}, {sweep_setting.steps} steps)")
 assert abs(ViT(sweep_setting.config("2.0")).pos.table.std().item() - 2.0) < 0.1
 
 # %% [markdown]
@@ -195,15 +197,14 @@ assert large["train"] > large["apart"] + 0.15  # while it does better on its own
 
 # %% [markdown]
 # In a short run σ = 0.1 learns the rule: it solves held-out puzzles and most of the study's,
-# almost none of whose views it saw. σ = 2 learns more slowly, and what it learns does not carry over: it
-# answers its own training puzzles better than the study's, which stay near chance (0.25). A short
-# run cannot say where σ = 2 ends up: it has not fitted its training puzzles yet. The recorded
-# sweep can.
+# almost none of whose views it saw. σ = 2 learns more slowly, and what it learns carries over to
+# held-out puzzles but not to the study's: those stay below 0.4 (chance: 0.25). It has not fitted
+# its training puzzles yet, so this short run cannot say where σ = 2 ends up.
 #
 # ## The recorded sweep
 #
-# A short run cannot show where σ = 2 ends up. `python -m minivit.experiments.init_scale
-# --setting reference-64` trains every σ in {0.1, 0.5, 1.0, 1.5, 2.0} and the fixed 2-D sinusoid
+# `python -m minivit.experiments.init_scale --setting reference-64` trains σ = 0.1, σ = 2 and the
+# fixed 2-D sinusoid
 # (added before every block with dropout 0.1, as in the reference), three seeds each, scoring every
 # set 16 times during each run, and writes it all to `minivit/experiments/recorded/init_scale.json`
 # with the command, date and machine that produced it.
@@ -226,17 +227,20 @@ viz.init_scale_sweep(summary, {}, runs)
 assert sweep["setting"] == {**sweep["setting"], "puzzles": "reference", "split": "published", "init": "torch"}
 assert all(s["seeds"] >= 3 and s["dead"] == 0 for s in summary.values())  # every run trained
 # large σ fits its training puzzles and fails the study's
-assert summary["2.0"]["train"] >= 0.95 and summary["2.0"]["apart"] <= 0.6
+assert summary["2.0"]["train"] >= 0.95 and summary["2.0"]["apart"] <= 0.45
 # small σ solves held-out and kept-apart puzzles
 assert summary["0.1"]["test"] >= 0.94 and summary["0.1"]["apart"] >= 0.88
 spread = max(summary[e]["apart_std"] for e in ("0.1", "2.0"))
 assert summary["0.1"]["apart"] - summary["2.0"]["apart"] > 3 * spread
+# the sinusoid: at least as good as σ = 0.1 on held-out and kept-apart puzzles
+assert all(summary["sincos2d"][k] >= summary["0.1"][k] for k in ("test", "apart"))
 
 # %% [markdown]
 # Both regimes of the paper, in the course's own set-up. σ = 2 fits its training puzzles (0.95 or
-# more) and fails the study's: the fit is not the rule. σ = 0.1 fits them too, solves the
-# held-out puzzles and the study's. The fixed 2-D sinusoid does as well as σ = 0.1 or better. No
-# run is left out: every one trained.
+# more) and fails the study's (0.45 or less): the fit is not the rule. σ = 0.1 fits them too and
+# solves the held-out puzzles and the study's; its lead on the study's puzzles is more than three
+# times the larger spread over seeds. The fixed 2-D sinusoid does at least as well as σ = 0.1 on
+# held-out and study puzzles. No run is left out: every one trained.
 #
 # ## How each got there
 #
@@ -249,12 +253,12 @@ viz.init_scale_curves(runs, ["0.1", "2.0", "sincos2d"], labels={e: init_scale.la
 late = {e: [r for r in runs if r["encoding"] == e] for e in ("0.1", "2.0")}
 best_apart_large = max(max(r["evals"]["apart"]) for r in late["2.0"])
 print(f"σ = 2: the best kept-apart score any run reached at any point: {best_apart_large:.3f}")
-assert best_apart_large < 0.6  # never solved the study's puzzles, at any point of any run
+assert best_apart_large < 0.5  # never half of the study's puzzles, at any point of any run
 
 # %% [markdown]
 # σ = 0.1 reaches the study's puzzles together with its training puzzles, early in the run. σ = 2
 # climbs on its training puzzles the whole run, held-out puzzles follow part of the way, and the
-# study's puzzles never leave chance: at no point of any σ = 2 run did it solve them. So the large
+# study's puzzles stay low: at no point of any σ = 2 run did it solve half of them. So the large
 # table did not stop the model from learning; it changed *what* the model learned.
 #
 # ## What held-out accuracy measures
@@ -268,16 +272,28 @@ for enc in ("0.1", "2.0", "sincos2d"):
     gap[enc] = [r["test_by_view"]["seen"] - r["test_by_view"]["new"] for r in runs if r["encoding"] == enc]
     print(f"{init_scale.label(enc):>13}: seen view {s['test_seen']:.3f}, new view {s['test_new']:.3f};"
           f" seen − new per seed {[round(g, 3) for g in gap[enc]]}")
-assert min(gap["2.0"]) > 0.02  # σ = 2 does better where it saw the view, on every seed
-assert max(abs(g) for g in gap["0.1"]) < 0.02  # σ = 0.1 does as well either way
+mean_gap = {e: sum(g) / len(g) for e, g in gap.items()}
+assert mean_gap["2.0"] > 0.04  # σ = 2 does better where it saw the view
+assert abs(mean_gap["0.1"]) < 0.01  # σ = 0.1 does as well either way
+# the grades are not mixed alike in the two parts: is that the gap?
+test_grades = data["test"].grades
+for g in lst.GRADES:
+    in_grade = torch.tensor([x == g for x in test_grades])
+    acc = sum(r["accuracy_by_grade"]["test"][g] for r in late["2.0"]) / len(late["2.0"])
+    print(f"{g:>10}: {seen['test'][in_grade].float().mean():.0%} of held-out puzzles with a seen view; σ = 2 scores {acc:.3f}")
+share = {g: seen["test"][torch.tensor([x == g for x in test_grades])].float().mean().item() for g in lst.GRADES}
+by_grade = {g: sum(r["accuracy_by_grade"]["test"][g] for r in late["2.0"]) for g in lst.GRADES}
+assert max(share, key=share.get) == "quaternary" == min(by_grade, key=by_grade.get)
 
 # %% [markdown]
-# σ = 0.1 scores a held-out puzzle as well whether or not a training puzzle had its view (within
-# 0.02 on every seed): it answers by the rule. σ = 2 scores the puzzles whose view it saw in
-# training higher than those whose view is new, on every seed: part of its held-out accuracy is
-# memory. That is why its held-out score
-# overstates what it learned, and why the study's puzzles, almost none of whose views were seen,
-# are the ones that tell the two regimes apart.
+# σ = 0.1 scores a held-out puzzle as well whether or not a training puzzle had its view (0.004
+# apart on average): it answers by the rule. σ = 2 scores the puzzles whose view it saw in
+# training higher than those whose view is new: 0.06 on average, from 0.03 to 0.10 by seed, a
+# small gap next to the noise of one seed's 900 puzzles but there on each. The grades do not
+# explain it: quaternary puzzles, σ = 2's hardest, are the largest share of the seen ones, which
+# pulls the seen score down, not up. Part of σ = 2's held-out accuracy is memory. That is why its
+# held-out score overstates what it learned, and why the study's puzzles, almost none of whose
+# views were seen, are the ones that tell the two regimes apart.
 #
 # ## What did the tables learn?
 #
@@ -293,18 +309,19 @@ print("  σ    moved (rms, each seed)     moved / σ (mean)")
 for enc in ("0.1", "2.0"):
     m = moved(runs, enc)
     print(f"{enc:>4}   {[round(x, 3) for x in m]}     {sum(m) / len(m) / float(enc):.3f}")
-assert max(moved(runs, "0.1")) < 0.5 * 0.1  # a σ = 0.1 table moved less than half its own size
-assert max(moved(runs, "2.0")) < 0.05 * 2.0  # a σ = 2 table, less than 5% of its size
+assert max(moved(runs, "0.1")) < 0.25 * 0.1  # a σ = 0.1 table moved less than a quarter of its size
+assert max(moved(runs, "2.0")) < 0.01 * 2.0  # a σ = 2 table, less than 1% of its size
 
 # %% [markdown]
 # Neither table was rewritten. At the tables' learning rate (1e-4, a reach of 0.8 over the run)
-# each moved by less than 0.02 rms: a fifth of σ = 0.1, a hundredth of σ = 2. Both tables are still
-# close to the random vectors they were drawn as, and yet the σ = 0.1 model solves the study's
-# puzzles. The other weights did the learning: 16 random vectors in 64 dimensions are linearly
-# independent, so the attention's projections can map them to any layout they need. What σ
-# changed is how loud those random vectors are next to the content of each cell (a token entry is
-# about 0.3 rms): at σ = 0.1 a whisper the weights can learn to read, at σ = 2 a shout that
-# drowns the content, and a name tag for each cell that the model fits its training puzzles with.
+# each moved by less than 0.02 rms: about a sixth of σ = 0.1, under a hundredth of σ = 2. Both
+# tables are still close to the random vectors they were drawn as, and yet the σ = 0.1 model
+# solves the study's puzzles, so the other weights did that learning. They can: 16 random vectors
+# in 64 dimensions are linearly independent, so the attention's projections can map them to any
+# layout they need. Our reading of what σ changed (not measured here): how loud those random
+# vectors are next to the content of each cell, whose token entries are about 0.3 rms. At σ = 0.1
+# they are quiet enough for the content to lead; at σ = 2 they drown it, and each cell's vector is
+# a name tag to fit the training puzzles with.
 #
 # **σ against reach.** Would the tables learn the layout if training could move them further? A
 # second recorded sweep is the same but for the tables' learning rate, 100× larger (1e-2; a reach
@@ -315,16 +332,17 @@ assert max(moved(runs, "2.0")) < 0.05 * 2.0  # a σ = 2 table, less than 5% of i
 reach = recorded("init_scale_reach.json")
 reach_runs, reach_summary = reach["runs"], reach["summary"]
 print(reach["provenance"]["command"])
-print("tables at 1e-2:   train   held-out   kept apart     moved / σ (mean)")
+print("tables at 1e-2:   train   held-out   kept apart      moved (rms)   moved / σ (means)")
 for enc, s in reach_summary.items():
-    m = moved(reach_runs, enc)
-    print(f"{init_scale.label(enc):>14}   {s['train']:.3f}   {s['test']:.3f}      {s['apart']:.3f} ± {s['apart_std']:.3f}   {sum(m) / len(m) / float(enc):.2f}")
+    m = sum(moved(reach_runs, enc)) / 3
+    print(f"{init_scale.label(enc):>14}   {s['train']:.3f}   {s['test']:.3f}      {s['apart']:.3f} ± {s['apart_std']:.3f}"
+          f"   {m:.2f}          {m / float(enc):.2f}")
 assert reach["setting"] == {**sweep["setting"], "position_lr_scale": reach["setting"]["position_lr_scale"]}
 assert abs(reach["setting"]["position_lr_scale"] / sweep["setting"]["position_lr_scale"] - 100) < 1e-9
 assert all(s["seeds"] >= 3 and s["dead"] == 0 for s in reach_summary.values())
 assert min(moved(reach_runs, "0.1")) > 2 * 0.1  # now a σ = 0.1 table moves more than twice its size...
 assert max(moved(reach_runs, "2.0")) < 0.5 * 2.0  # ...and a σ = 2 table still less than half of its
-assert reach_summary["0.1"]["apart"] >= 0.88 and reach_summary["2.0"]["apart"] <= 0.6  # the same two regimes
+assert reach_summary["0.1"]["apart"] >= 0.88 and reach_summary["2.0"]["apart"] <= 0.5  # the same two regimes
 assert reach_summary["2.0"]["train"] >= 0.95
 # the explorer below opens on the σ = 0.1 seed whose first table holds the most layout
 GRID_SEED = max(
@@ -335,57 +353,63 @@ GRID_SEED = max(
 # %% [markdown]
 # A hundred times the reach does not change which σ generalizes. σ = 0.1 still solves the study's
 # puzzles, and now its tables move several times their own size: they are rewritten. σ = 2 still
-# fits its training puzzles and fails the study's on average, a little less badly than in the
-# first sweep (one seed of three reaches 0.60), and its tables, though they moved much further
-# than in the first sweep, moved less than half their own size.
+# fits its training puzzles and fails the study's on average (0.5 or less; a little less badly
+# than in the first sweep, and one seed of three reaches 0.60). Its tables moved twice as far as
+# the σ = 0.1 ones, and still less than half their own size.
 #
 # For each table, each cell's similarity to the other cells, drawn at that cell's place on the grid
 # (its own cell left blank), and the table mapped onto the 4×4 grid by Procrustes alignment (the
 # rotation, reflection and scale that bring its 16 vectors closest to the grid's coordinates).
 # Every score comes with its **null**: the same table against the grid's cells shuffled, 1,000
 # times (`analysis.grid_recovery`). The null matters: a table of 16 vectors in 64 dimensions has
-# room to fit almost any 16 points, so the Procrustes picture of even a random table looks like a
-# grid, and its score is well above 0. Move the sweep, σ, the seed and the block.
+# room to fit almost any 16 points, so the Procrustes picture of a table that was never rewritten
+# can look like a grid too. Move the sweep, σ, the seed and the block.
 
 # %% tags=["nbval-ignore-output"]
 widgets.init_scale_explorer(
-    {"tables at 1e-2": reach_runs, "tables at 1e-4": runs}, sweep="tables at 1e-2", sigma="0.1", seed=GRID_SEED, block=0
+    {"1e-2": reach_runs, "1e-4": runs}, sweep="1e-2", sigma="0.1", seed=GRID_SEED, block=0, sweep_label="tables' lr"
 )
 
 # %% [markdown]
-# The score that tells a learned layout from a random one is the similarity's correlation with
-# closeness on the grid (`structure`, left of each figure): per block and seed, how far above its
-# null's 95th percentile it is:
+# Both scores, per block and seed, as how far above its null's 95th percentile each is: the
+# similarity's correlation with closeness on the grid (`structure`, left of each figure) and the
+# Procrustes score (right):
 
 # %%
-def margins(rs, enc):
-    return [[round(g["structure"] - g["structure_null"][1], 2) for g in r["grid"]] for r in rs if r["encoding"] == enc]
+def margins(rs, enc, score="structure"):
+    return [[round(g[score] - g[score + "_null"][1], 2) for g in r["grid"]] for r in rs if r["encoding"] == enc]
 
 
-for name, rs in (("tables at 1e-4", runs), ("tables at 1e-2", reach_runs)):
-    for enc in ("0.1", "2.0"):
-        print(f"{name}, σ = {enc}: structure − null's 95th percentile, per seed and block: {margins(rs, enc)}")
-learned = [max(m) for m in margins(reach_runs, "0.1")]
-print(f"rewritten σ = 0.1 tables: best block's margin per seed {learned}")
-assert sum(x > 0.1 for x in learned) >= 2  # the layout, on 2 seeds of 3 or more
+for score in ("structure", "procrustes"):
+    print(f"{score} − its null's 95th percentile, per seed [per block]:")
+    for name, rs in (("tables at 1e-4", runs), ("tables at 1e-2", reach_runs)):
+        for enc in ("0.1", "2.0"):
+            print(f"  {name}, σ = {enc}: {margins(rs, enc, score)}")
+rewritten = margins(reach_runs, "0.1")
 others = [x for rs, enc in ((runs, "0.1"), (runs, "2.0"), (reach_runs, "2.0")) for m in margins(rs, enc) for x in m]
-assert max(others) < 0.1  # every other table: within 0.1 of its null's 95th percentile, or below
+assert all(min(m[:2]) > 0.1 for m in rewritten)  # blocks 1 and 2 of every rewritten table: the layout
+assert max(others) < 0.05  # every other table, every block: less than 0.05 above its null
+procrustes = [m[0] for m in margins(reach_runs, "0.1", "procrustes")]
+assert all(0 < x < 0.1 for x in procrustes)  # Procrustes: above its null, by less than 0.1
 
 # %% [markdown]
 # Only the rewritten σ = 0.1 tables hold the layout: in their first two blocks, on every seed,
-# cells that share a row or a column have more similar vectors than cells that do not, the crosses in the similarity maps
-# (the structure the task needs: the query's row and column decide it). No table of the first
-# sweep holds it, at either σ, though σ = 0.1 generalizes there too; and the σ = 2 tables, which
-# moved twice as far in absolute terms as the σ = 0.1 ones, hold none of it: they moved too little
-# *for their size*. The Procrustes picture barely tells them apart, as its null warned.
+# cells close on the grid have more similar vectors, more than 0.1 above the null (the
+# explorer's similarity maps show it). No table of the first sweep holds it, at either σ (none is
+# 0.05 above its null), though σ = 0.1 generalizes there too; and the σ = 2 tables, which moved
+# twice as far as the rewritten σ = 0.1 ones, hold none of it: they moved too little *for their
+# size*. The Procrustes score puts the rewritten tables above their null too, but by less than
+# 0.1: with 64 dimensions to fit 16 points, it leaves little room between a table and its null.
 #
 # **Lazy and rich.** This is a known split in how networks train. Started large next to how far
 # training moves them, weights stay close to their draw and the model learns as a fixed function
 # of its random features (the *lazy* regime); started small, the features themselves change (the
 # *rich* regime): Chizat, Oyallon and Bach 2019 (arXiv 1812.07956), Woodworth et al. 2020 (arXiv
-# 2002.09277). A position table is such a set of features. Here moved / σ measures which regime a
-# table is in: well above 1 it was rewritten and learned the layout; well below 1 it stayed a
-# random draw, and what the model learned depended on how loud that draw was.
+# 2002.09277). Read with a position table as the features, moved / σ says which regime the table
+# was in: well above 1 (σ = 0.1 at 100× the rate) it was rewritten and learned the layout; well
+# below 1 (every other table here) it stayed close to its random draw. Whether the *model*
+# generalized followed σ in both sweeps, not moved / σ: both σ = 0.1 runs did, both σ = 2 runs
+# did not. A table can stay lazy while the rest of the model learns richly around it.
 #
 # ## Our set-up against the reference run
 #
@@ -404,8 +428,9 @@ assert max(others) < 0.1  # every other table: within 0.1 of its null's 95th per
 # | last partial batch of an epoch (36 puzzles) | kept | dropped (each epoch drops others) | not measured |
 #
 # The init is *not* among them: every setting starts the other weights as PyTorch does
-# (`init="torch"`), as the reference code does. It matters at large σ. Before any training, the
-# first block's attention over 16 cells (uniform: ln 16 ≈ 2.77 nats):
+# (`init="torch"`), as the reference code does. At large σ it changes where training starts (what
+# it does to the end of a run is not measured here). Before any training, the first block's
+# attention over 16 cells (uniform: ln 16 ≈ 2.77 nats):
 
 # %% tags=["nbval-ignore-output"]
 probe = train.tensors[0][:512]
@@ -425,9 +450,9 @@ assert entropy["torch", "2.0"] < 2.0 < 2.7 < entropy["trunc_normal", "2.0"]
 assert min(entropy["torch", "0.1"], entropy["trunc_normal", "0.1"]) > 2.7
 
 # %% [markdown]
-# With PyTorch's larger default weights, a σ = 2 table makes the first block's attention sharp and
-# driven by position from the first step; with minivit's own small init (`trunc_normal`, std 0.02)
-# it is near uniform at any σ. At σ = 0.1 both are uniform.
+# With PyTorch's larger default weights, a σ = 2 table makes the first block's attention sharp
+# from the first step; with minivit's own small init (`trunc_normal`, std 0.02)
+# it stays near uniform at σ = 2 too. At σ = 0.1 both are near uniform.
 #
 # **The sinusoid's dropout.** The reference scores its models with dropout on; the sweep records
 # both scores of each 2-D sinusoid run:
@@ -436,33 +461,34 @@ assert min(entropy["torch", "0.1"], entropy["trunc_normal", "0.1"]) > 2.7
 s = summary["sincos2d"]
 for split in ("train", "test", "apart"):
     print(f"{split:>5}: eval mode {s[split]:.3f}, dropout on (the reference's way) {s[split + '_dropout_on']:.3f}")
-gaps = [s[k] - s[k + "_dropout_on"] for k in ("train", "test", "apart")]
-assert all(0 < g < 0.03 for g in gaps)  # dropout on costs every set something, less than 0.03
+gaps = {k: s[k] - s[k + "_dropout_on"] for k in ("train", "test", "apart")}
+assert all(0.01 < gaps[k] < 0.03 for k in ("train", "test"))  # mean of 3 seeds, 900 and 8,100 puzzles
 
 # %% [markdown]
-# Scored with dropout on, as the reference scores, the sinusoid model loses between 0.01 and 0.02
-# on each set: the reference's published numbers for its sinusoid are a little below what the same
-# models score in eval mode.
+# Scored with dropout on, as the reference scores, the sinusoid models lose 0.01 to 0.03 on the
+# training and held-out puzzles (mean of three seeds). On the 108 study puzzles the difference is
+# a puzzle or two, too few to tell from noise.
 
 # %% [markdown]
 # ## What we covered
 #
 # - On Ito et al.'s own puzzles, split as their code splits them, with their model's
 #   initialisation, in the course's CPU-sized set-up: a table started at σ = 2 fits its training
-#   puzzles (0.95 or more) and fails the human study's (0.6 or less, never above it at any point
-#   of any run); started at σ = 0.1 it solves held-out and study puzzles (0.94 and 0.88 or more).
-#   The 2-D sinusoid does as well.
+#   puzzles (0.95 or more) and fails the human study's (0.45 or less, never half of them at any
+#   point of any run); started at σ = 0.1 it solves held-out and study puzzles (0.94 and 0.88 or
+#   more). The 2-D sinusoid does at least as well.
 # - Held-out accuracy is partly memory: over half of the held-out puzzles share their view with a
-#   training puzzle, and σ = 2 scores those higher. The study's puzzles test the rule.
+#   training puzzle, and σ = 2 scores those higher (by 0.06 on average). The study's puzzles test
+#   the rule.
 # - At the reference's learning rate for the tables, no table is rewritten in our runs, and none
 #   holds the layout: σ = 0.1 generalizes with a table that is still nearly random. Given 100× the
-#   reach, the σ = 0.1 tables are rewritten and learn which cells share a row or a column; σ = 2
-#   tables still are not, and σ = 2 still memorizes. Moved / σ, not σ alone, says which regime a
-#   table is in (lazy against rich).
+#   reach, the σ = 0.1 tables are rewritten and their similarity follows the grid; σ = 2 tables
+#   still are not, and σ = 2 still fails the study's puzzles on average. Moved / σ says whether a
+#   table was rewritten (lazy against rich); whether the model generalized followed σ.
 # - A layout score means something only against its null: Procrustes alignment of 16 vectors in
-#   64 dimensions makes any table look like a grid.
-# - The reference's init makes a σ = 2 model's first attention sharp and positional from the start;
-#   its stochastic scoring of the sinusoid costs 0.01–0.02.
+#   64 dimensions leaves little room between a table and its null.
+# - The reference's init makes a σ = 2 model's first attention sharp from the start; its scoring
+#   of the sinusoid with dropout on costs 0.01–0.03 on training and held-out puzzles.
 #
 # ## Exercises
 #
@@ -481,12 +507,12 @@ assert all(0 < g < 0.03 for g in gaps)  # dropout on costs every set something, 
 # | every answer is forced, held-out puzzles are not training puzzles, the study's puzzles are at Jaccard distance ≥ 0.8 from every generated one | `assert (lst.forced(ds.cells) == ds.tensors[1] + 1).all(), name` `assert not set(data["test"].strings()) & set(train.strings())` `assert nearest.min() >= 0.8` | a label is not the forced symbol, the split overlaps, or a study puzzle is close to a generated one |
 # | every view with two answers among the training puzzles is a view of quaternary puzzles only (a binary or ternary view has one answer); over half the held-out puzzles and under a tenth of the study's share a training puzzle's view | `assert all(grades_of[v] == {"quaternary"} for v in two_answers)` `assert seen["test"].float().mean() > 0.5 > 0.1 > seen["apart"].float().mean()` | two binary or ternary training puzzles with one view have different answers, or the sets are split otherwise |
 # | a σ = 2 table is drawn at standard deviation 2 | `assert abs(ViT(sweep_setting.config("2.0")).pos.table.std().item() - 2.0) < 0.1` | the table is drawn at another scale |
-# | live: both runs train; σ = 0.1 solves most study puzzles and beats σ = 2 there by 0.3; σ = 2 stays near chance on them while doing better on its training puzzles | `assert not any(r["dead"] for r in live.values())` `assert small["apart"] > 0.6 and small["apart"] > large["apart"] + 0.3` `assert large["apart"] < 0.4` `assert large["train"] > large["apart"] + 0.15` | a run never trains, σ = 2 generalizes, or σ = 0.1 does not |
-# | recorded on the reference's puzzles, split and init; every run trained; σ = 2 fits its training puzzles (≥ 0.95) and fails the study's (≤ 0.6); σ = 0.1 solves held-out (≥ 0.94) and study (≥ 0.88) puzzles, by more than 3 spreads | `assert sweep["setting"] == {**sweep["setting"], "puzzles": "reference", "split": "published", "init": "torch"}` `assert all(s["seeds"] >= 3 and s["dead"] == 0 for s in summary.values())` `assert summary["2.0"]["train"] >= 0.95 and summary["2.0"]["apart"] <= 0.6` `assert summary["0.1"]["test"] >= 0.94 and summary["0.1"]["apart"] >= 0.88` `assert summary["0.1"]["apart"] - summary["2.0"]["apart"] > 3 * spread` | the sweep is re-recorded elsewhere, a run dies, σ = 2 stops short of fitting or solves the study, σ = 0.1 fails it |
-# | no σ = 2 run solved the study's puzzles at any point of training | `assert best_apart_large < 0.6` | some σ = 2 run passes 0.6 on them at some point |
-# | σ = 2 does better on held-out puzzles whose view it saw, on every seed; σ = 0.1 does as well either way | `assert min(gap["2.0"]) > 0.02` `assert max(abs(g) for g in gap["0.1"]) < 0.02` | σ = 2 does as well on new views, or σ = 0.1 does not |
-# | at the tables' rate of 1e-4 neither table is rewritten: σ = 0.1 moves less than half its size, σ = 2 less than 5% | `assert max(moved(runs, "0.1")) < 0.5 * 0.1` `assert max(moved(runs, "2.0")) < 0.05 * 2.0` | a table moves further |
-# | with the tables at 100× the rate (nothing else changed, every run trained) a σ = 0.1 table moves more than twice its size, a σ = 2 table less than half; the same two regimes | `assert reach["setting"] == {**sweep["setting"], "position_lr_scale": reach["setting"]["position_lr_scale"]}` `assert abs(reach["setting"]["position_lr_scale"] / sweep["setting"]["position_lr_scale"] - 100) < 1e-9` `assert all(s["seeds"] >= 3 and s["dead"] == 0 for s in reach_summary.values())` `assert min(moved(reach_runs, "0.1")) > 2 * 0.1` `assert max(moved(reach_runs, "2.0")) < 0.5 * 2.0` `assert reach_summary["0.1"]["apart"] >= 0.88 and reach_summary["2.0"]["apart"] <= 0.6` `assert reach_summary["2.0"]["train"] >= 0.95` | the two sweeps differ in more than the tables' rate, or the tables move otherwise, or σ = 2 generalizes |
-# | only rewritten σ = 0.1 tables hold the layout: their best block beats its null's 95th percentile by more than 0.1 on 2 seeds of 3 or more; every other table is within 0.1 of its null | `assert sum(x > 0.1 for x in learned) >= 2` `assert max(others) < 0.1` | the rewritten tables hold no layout, or an unrewritten one does |
+# | live: both runs train; σ = 0.1 solves most study puzzles, 0.3 more than σ = 2; σ = 2 stays below 0.4 on them while doing better on its training puzzles | `assert not any(r["dead"] for r in live.values())` `assert small["apart"] > 0.6 and small["apart"] > large["apart"] + 0.3` `assert large["apart"] < 0.4` `assert large["train"] > large["apart"] + 0.15` | a run never trains, σ = 2 generalizes, or σ = 0.1 does not |
+# | recorded with the reference's puzzles, split and init; every run trained; σ = 2 fits its training puzzles (≥ 0.95) and fails the study's (≤ 0.45); σ = 0.1 solves held-out (≥ 0.94) and study (≥ 0.88) puzzles, its lead on the study's more than 3 times the larger spread over seeds; the sinusoid at least as good as σ = 0.1 on held-out and study puzzles | `assert sweep["setting"] == {**sweep["setting"], "puzzles": "reference", "split": "published", "init": "torch"}` `assert all(s["seeds"] >= 3 and s["dead"] == 0 for s in summary.values())` `assert summary["2.0"]["train"] >= 0.95 and summary["2.0"]["apart"] <= 0.45` `assert summary["0.1"]["test"] >= 0.94 and summary["0.1"]["apart"] >= 0.88` `assert summary["0.1"]["apart"] - summary["2.0"]["apart"] > 3 * spread` `assert all(summary["sincos2d"][k] >= summary["0.1"][k] for k in ("test", "apart"))` | the sweep was recorded with other puzzles, split or init, a run dies, σ = 2 stops short of fitting or solves the study, σ = 0.1 fails it, or the sinusoid falls behind |
+# | no σ = 2 run solved half the study's puzzles at any point of training | `assert best_apart_large < 0.5` | some σ = 2 run passes 0.5 on them at some point |
+# | σ = 2 does better on held-out puzzles whose view it saw (0.04 or more on average), σ = 0.1 as well either way (within 0.01); the grade mix works against σ = 2's gap (quaternary: the largest seen share, its lowest score) | `assert mean_gap["2.0"] > 0.04` `assert abs(mean_gap["0.1"]) < 0.01` `assert max(share, key=share.get) == "quaternary" == min(by_grade, key=by_grade.get)` | σ = 2 does as well on new views, σ = 0.1 does not, or the grade mix favours the seen puzzles |
+# | at the tables' rate of 1e-4 neither table is rewritten: σ = 0.1 moves less than a quarter of its size, σ = 2 less than 1% | `assert max(moved(runs, "0.1")) < 0.25 * 0.1` `assert max(moved(runs, "2.0")) < 0.01 * 2.0` | a table moves further |
+# | with the tables at 100× the rate (nothing else changed, every run trained) a σ = 0.1 table moves more than twice its size, a σ = 2 table less than half; the same two regimes (σ = 2: train ≥ 0.95, study ≤ 0.5) | `assert reach["setting"] == {**sweep["setting"], "position_lr_scale": reach["setting"]["position_lr_scale"]}` `assert abs(reach["setting"]["position_lr_scale"] / sweep["setting"]["position_lr_scale"] - 100) < 1e-9` `assert all(s["seeds"] >= 3 and s["dead"] == 0 for s in reach_summary.values())` `assert min(moved(reach_runs, "0.1")) > 2 * 0.1` `assert max(moved(reach_runs, "2.0")) < 0.5 * 2.0` `assert reach_summary["0.1"]["apart"] >= 0.88 and reach_summary["2.0"]["apart"] <= 0.5` `assert reach_summary["2.0"]["train"] >= 0.95` | the two sweeps differ in more than the tables' rate, the tables move otherwise, or σ = 2 generalizes |
+# | only rewritten σ = 0.1 tables hold the layout: blocks 1 and 2 more than 0.1 above their null on every seed, every other table less than 0.05 above; their Procrustes scores above the null by less than 0.1 | `assert all(min(m[:2]) > 0.1 for m in rewritten)` `assert max(others) < 0.05` `assert all(0 < x < 0.1 for x in procrustes)` | a rewritten table holds no layout, an unrewritten one does, or Procrustes separates them by more |
 # | the reference's init makes a σ = 2 model's first attention sharp from the start (below 2 nats), minivit's leaves it near uniform (above 2.7), and at σ = 0.1 both are near uniform | `assert entropy["torch", "2.0"] < 2.0 < 2.7 < entropy["trunc_normal", "2.0"]` `assert min(entropy["torch", "0.1"], entropy["trunc_normal", "0.1"]) > 2.7` | the inits are the same, or σ does not drive attention at init |
-# | scoring the sinusoid with dropout on, as the reference does, costs every set something, less than 0.03 | `assert all(0 < g < 0.03 for g in gaps)` | dropout is off in the recorded runs, or costs more |
+# | scoring the sinusoid with dropout on, as the reference does, costs 0.01–0.03 on training and held-out puzzles | `assert all(0.01 < gaps[k] < 0.03 for k in ("train", "test"))` | dropout is off in the recorded runs, or costs more or less |

@@ -320,10 +320,11 @@ def init_scale_explorer(
     sigma: str | None = None,
     seed: int | None = None,
     block: int = 0,
+    sweep_label: str = "sweep",
 ) -> W.VBox:
     """Sliders: σ (from the recorded sweep), seed and block, starting at the given ones (default:
     the smallest σ, the first seed, the first block). Given several sweeps by name ({name: runs}),
-    a first slider picks the sweep (default: the first)."""
+    a first slider, named `sweep_label`, picks the sweep (default: the first)."""
     sweeps = dict(runs) if isinstance(runs, Mapping) else {"": runs}
     sweep = next(iter(sweeps)) if sweep is None else sweep
     if sweep not in sweeps:
@@ -348,10 +349,12 @@ def init_scale_explorer(
         return explorer(
             lambda sigma, seed, block: init_scale_view(runs, sigma=sigma, seed=seed, block=block), controls
         )
-    pick = W.SelectionSlider(options=list(sweeps), value=sweep, description="sweep", continuous_update=False)
+    pick = W.SelectionSlider(
+        options=list(sweeps), value=sweep, description=sweep_label, continuous_update=False
+    )
     return explorer(
         lambda sweep, sigma, seed, block: init_scale_view(
-            sweeps[sweep], sigma=sigma, seed=seed, block=block, name=sweep
+            sweeps[sweep], sigma=sigma, seed=seed, block=block, name=f"{sweep_label} {sweep}"
         ),
         {"sweep": pick, **controls},
     )
