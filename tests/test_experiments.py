@@ -99,7 +99,13 @@ def test_recorded_results_ship_in_the_package_and_a_missing_one_is_named():
     sweep = experiments.recorded("init_scale.json")
     assert sweep["provenance"]["command"].startswith("python -m minivit.experiments.init_scale")
     # each recorded file's command writes it where it is read from, by --out or by default
-    for name in ("init_scale.json", "init_scale_reach.json", "resolution.json", "network.json"):
+    for name in (
+        "init_scale.json",
+        "init_scale_reach.json",
+        "init_scale_reference.json",
+        "resolution.json",
+        "network.json",
+    ):
         command = experiments.recorded(name)["provenance"]["command"]
         path = f"minivit/experiments/recorded/{name}"
         module = importlib.import_module(command.split()[2])

@@ -13,7 +13,8 @@ another way. The fixed 2-D sinusoid is the comparison.
     python -m minivit.experiments.init_scale --setting reference-64-reach --seeds 3 --sigmas 0.1 2.0 \
         --evals 16 --no-sinusoid --out minivit/experiments/recorded/init_scale_reach.json  # 100x reach
     python -m minivit.experiments.init_scale --setting reference-100 --seeds 3 --sigmas 0.1 2.0 \
-        --evals 16 --out reference_100.json                    # the paper's width (10 minutes a run)
+        --evals 16 --no-sinusoid --out minivit/experiments/recorded/init_scale_reference.json
+                                                    # the paper's width (10 minutes a run on 2 cores)
     python -m minivit.experiments.init_scale --setting reference --device cuda --seeds 15 \
         --sigmas 0.1 0.5 1.0 1.5 2.0 --out init_scale_full.json  # the reference run, whole
 
