@@ -12,13 +12,23 @@ and install cell must name it too (they run before the package is installed; a t
 agree); a fork re-points all of them at once:
 
     python -m minivit.lesson repoint OWNER/NAME
+
+``claim(name, value, op, bound)`` is the assert of a claim about a trained model: it fails as
+``assert`` does, and it knows its margin (how far the value is from the bound, on the passing side).
+With ``MINIVIT_CLAIMS=FILE`` set, every claim also appends one JSON line to FILE and does not raise:
+the margin sweep (``benchmarks/claims.py``) runs each lesson over many seeds and thread counts and
+tabulates every claim's runs passed, smallest and median margin (``lessons/CLAIMS.md``).
 """
 
 from __future__ import annotations
 
+import json
+import math
+import operator
 import os
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import torch
@@ -63,6 +73,61 @@ def setup() -> int:
     seed_everything(chosen)
     torch.set_num_threads(threads())
     return chosen
+
+
+OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
+
+
+def margin(value: float, op: str, bound: float) -> float:
+    """How far `value` is from `bound` on the side `op` asks for (negative: the claim fails)."""
+    return value - bound if op in (">", ">=") else bound - value
+
+
+def claim(name: str, value, op: str, bound) -> float:
+    """Assert ``value op bound`` (op one of > >= < <=) for the claim called `name`.
+
+    Args:
+        name: the claim in a few words, as the lesson's claims index names it.
+        value: a number (Python, NumPy or a one-element tensor), or several that must all clear the
+            bound: a mapping {label: number} (the failing label is named) or a sequence of numbers.
+        op: ">", ">=", "<" or "<=".
+        bound: the number the value (every value) must clear.
+
+    Returns:
+        the worst value: the one with the smallest margin.
+
+    Raises:
+        AssertionError: the claim fails (its name, the worst value, the bound and the margin in the
+            message), unless ``MINIVIT_CLAIMS`` is set: then the result is appended to that file
+            as a JSON line and the lesson goes on, so that a sweep sees every claim of a run.
+    """
+    if op not in OPS:
+        raise ValueError(f"claim {name!r}: op {op!r} is not one of {', '.join(OPS)}")
+    if isinstance(value, Mapping):
+        values = {str(k): float(v) for k, v in value.items()}
+    elif isinstance(value, (list, tuple)) or (hasattr(value, "numel") and value.numel() > 1):
+        values = {str(i): float(v) for i, v in enumerate(value)}
+    else:
+        values = {"": float(value)}
+    if not values:
+        raise ValueError(f"claim {name!r}: no value to check")
+    bound = float(bound)
+    label, worst = min(
+        values.items(), key=lambda kv: margin(kv[1], op, bound) if math.isfinite(kv[1]) else -math.inf
+    )
+    passed = math.isfinite(worst) and OPS[op](worst, bound)
+    record = {"name": name, "value": worst, "label": label, "op": op, "bound": bound,
+              "margin": margin(worst, op, bound), "passed": passed}  # fmt: skip
+    path = os.environ.get("MINIVIT_CLAIMS", "").strip()
+    if path:
+        with open(path, "a") as f:
+            f.write(json.dumps(record) + "\n")
+    elif not passed:
+        where = f" (at {label})" if label else ""
+        raise AssertionError(
+            f"{name}: {worst:.4g}{where} {op} {bound:.4g} is false (margin {record['margin']:.3g})"
+        )
+    return worst
 
 
 def links(text: str) -> set[str]:
