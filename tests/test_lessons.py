@@ -169,7 +169,94 @@ def test_claims_index_names_asserts_that_exist(py):
         assert claim and fails, f"{py.name}: a claims-index row lacks its claim or what makes it fail"
         assert snippets, f"{py.name}: the claim {claim!r} names no assert (write it in backticks)"
         for snippet in snippets:
-            assert "assert" in snippet, f"{py.name}: {snippet!r} (claim {claim!r}) is not an assert"
+            assert "assert" in snippet or "lesson.claim(" in snippet, (
+                f"{py.name}: {snippet!r} (claim {claim!r}) is not an assert or a lesson.claim"
+            )
             assert " ".join(snippet.split()) in code, (
                 f"{py.name}: the claims index names `{snippet}` (claim {claim!r}), which is not in its code"
             )
+
+
+@pytest.mark.parametrize("py", LESSONS, ids=lambda p: p.stem)
+def test_every_claim_is_in_the_claims_index(py):
+    """A `lesson.claim` the index does not name would be a claim no reader is told how to break."""
+    cells = jupytext.read(py).cells
+    calls = [
+        " ".join(line.split())
+        for c in cells
+        if c.cell_type == "code"
+        for line in c.source.splitlines()
+        if line.lstrip().startswith("lesson.claim(")
+    ]
+    named = " ".join(" ".join(s.split()) for _, snippets, _ in claims_index(py) for s in snippets)
+    for call in calls:
+        head = call.split("#")[0].strip()
+        head = head[: head.index(",")] if "," in head else head  # lesson.claim("name" (or an f-string)
+        assert head in named, f"{py.name}: {call!r} is not in the claims index"
+
+
+def test_claim_passes_fails_and_names_the_worst_value(monkeypatch):
+    from minivit import lesson
+
+    monkeypatch.delenv("MINIVIT_CLAIMS", raising=False)
+    assert lesson.claim("above", 0.5, ">", 0.4) == 0.5
+    assert lesson.claim("below", torch.tensor(0.5), "<=", 0.5) == 0.5
+    assert lesson.claim("all", {"a": 0.9, "b": 0.8}, ">", 0.75) == 0.8
+    assert lesson.claim("a list", [3, 1, 2], ">=", 1) == 1
+    with pytest.raises(AssertionError, match=r"some: 0.7 \(at b\) > 0.75 is false \(margin -0.05\)"):
+        lesson.claim("some", {"a": 0.9, "b": 0.7}, ">", 0.75)
+    with pytest.raises(AssertionError, match="nan"):
+        lesson.claim("not a number", float("nan"), "<", 1)
+    with pytest.raises(AssertionError, match="at 1"):
+        lesson.claim("a tensor", torch.tensor([0.1, 0.5]), "<", 0.3)
+    with pytest.raises(ValueError, match="'==' is not one of"):
+        lesson.claim("equal", 1, "==", 1)
+    with pytest.raises(ValueError, match="no value"):
+        lesson.claim("empty", {}, ">", 0)
+
+
+def test_claim_records_its_margin_and_goes_on_under_a_sweep(monkeypatch, tmp_path):
+    import json
+
+    from minivit import lesson
+
+    path = tmp_path / "claims.jsonl"
+    monkeypatch.setenv("MINIVIT_CLAIMS", str(path))
+    lesson.claim("holds", 0.5, ">", 0.4)
+    lesson.claim("fails", {"x": 0.2, "y": 0.6}, "<", 0.5)  # recorded, not raised
+    first, second = [json.loads(line) for line in path.read_text().splitlines()]
+    assert first["passed"] and first["margin"] == pytest.approx(0.1) and first["op"] == ">"
+    assert not second["passed"] and second["label"] == "y" and second["margin"] == pytest.approx(-0.1)
+
+
+def _claims_benchmark():
+    import importlib.util
+
+    path = Path(__file__).parent.parent / "benchmarks" / "claims.py"
+    spec = importlib.util.spec_from_file_location("claims_benchmark", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_margin_table_counts_runs_and_flags_thin_or_failing_claims():
+    claims = _claims_benchmark()
+    py = LESSONS[0]
+    source = claims.source_hash(py)
+
+    def run(seed, threads, margins, ok=True):
+        found = [
+            {"name": name, "value": m, "label": "", "op": ">", "bound": 0.0, "margin": m, "passed": m > 0}
+            for name, m in margins.items()
+        ]
+        return {"lesson": py.stem, "source": source, "seed": seed, "threads": threads, "ok": ok,
+                "error": None if ok else "AssertionError: x", "seconds": 10.0, "claims": found,
+                "torch": "2.x", "cpu": "a CPU", "date": "2026-11-24"}  # fmt: skip
+
+    records = [run(s, 1, {"steady": 1.0 + 0.1 * s, "thin": 1.0 if s else 0.1}) for s in range(4)]
+    records += [run(10, 2, {"steady": 1.2, "thin": 1.0}), run(11, 2, {"steady": 1.1, "thin": -0.5})]
+    records.append({**run(0, 1, {"steady": 9.0}), "source": "stale"})  # another source: left out
+    text = claims.table(records)
+    rows = {line.split(" | ")[0].strip("| "): line for line in text.splitlines() if line.startswith("| ")}
+    assert "| 6/6 | 1 | 1.15 |" in rows["steady"] and rows["steady"].endswith("|  |")
+    assert "| 5/6 | -0.5 | 1 | ⚠ |" in rows["thin"]

@@ -1,0 +1,255 @@
+"""The margin sweep: every lesson run with many seeds and two thread counts, every claim's margin.
+
+Each lesson's claims about trained models go through `minivit.lesson.claim`, which records the
+value, the bound and the margin when ``MINIVIT_CLAIMS`` names a file. This script runs each lesson
+(its .py, the reviewed source) top to bottom in a fresh kernel with ``MINIVIT_SEED`` and
+``MINIVIT_THREADS`` set, seeds 0-9 on one thread (two lessons at a time on two cores) and seeds
+10-11 on two threads, and writes:
+
+- `benchmarks/claims.jsonl`: one JSON line per lesson x seed x threads, appended as each run ends
+  (the lesson's source hash, the machine, torch, seconds, the error if the lesson stopped, and every
+  claim's record). A re-run skips what is recorded for the lesson's current source, so the sweep can
+  be stopped and resumed, and an edited lesson is run again.
+- `lessons/CLAIMS.md`: a table per lesson, a row per claim: runs passed, smallest and median margin;
+  a claim that fails a run, or whose smallest margin is under a fifth of its median, is flagged.
+
+    python benchmarks/claims.py                       # the whole sweep (about 1.5 hours on 2 cores)
+    python benchmarks/claims.py --lessons 05 07       # a few lessons
+    python benchmarks/claims.py --table               # only rewrite the table from what is recorded
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSONS = ROOT / "lessons"
+RECORDS = ROOT / "benchmarks" / "claims.jsonl"
+TABLE = LESSONS / "CLAIMS.md"
+ONE_THREAD = range(10)  # seeds run on one thread, two lessons at a time
+TWO_THREADS = range(10, 12)  # seeds run on two threads, one lesson at a time
+THIN = 5  # a smallest margin under median / THIN is flagged
+
+
+def source_hash(py: Path) -> str:
+    return hashlib.sha256(py.read_bytes()).hexdigest()[:12]
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def read_records(path: Path = RECORDS) -> list[dict]:
+    if not path.exists():
+        return []
+    records = []
+    for line in path.read_text().splitlines():
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                print(f"skipping a damaged line of {path.name}", file=sys.stderr)
+    return records
+
+
+def run_lesson(py: Path, seed: int, threads: int, timeout: int) -> dict:
+    """Run one lesson top to bottom in a fresh kernel; returns its record."""
+    with tempfile.TemporaryDirectory(prefix="claims-") as tmp:
+        notebook = Path(tmp) / f"{py.stem}.ipynb"
+        claims = Path(tmp) / "claims.jsonl"
+        subprocess.run(
+            [sys.executable, "-m", "jupytext", "--quiet", "--to", "ipynb", "-o", str(notebook), str(py)],
+            check=True,
+        )
+        env = {
+            **os.environ,
+            "MINIVIT_SEED": str(seed),
+            "MINIVIT_THREADS": str(threads),
+            "OMP_NUM_THREADS": str(threads),
+            "MKL_NUM_THREADS": str(threads),
+            "MINIVIT_CLAIMS": str(claims),
+            "MPLBACKEND": "Agg",
+        }
+        start = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace",
+             f"--ExecutePreprocessor.timeout={timeout}", "--ExecutePreprocessor.kernel_name=python3",
+             str(notebook)],
+            env=env, cwd=py.parent, capture_output=True, text=True,
+        )  # fmt: skip
+        seconds = time.perf_counter() - start
+        error = None
+        if done.returncode != 0:
+            lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+            errors = [ln for ln in lines if "Error" in ln or "Exception" in ln]
+            error = (errors or lines or [f"exit status {done.returncode}"])[-1][:500]
+        found = [json.loads(ln) for ln in claims.read_text().splitlines()] if claims.exists() else []
+    import torch  # only for its version: the kernel ran the same interpreter
+
+    return {
+        "lesson": py.stem,
+        "source": source_hash(py),
+        "seed": seed,
+        "threads": threads,
+        "ok": error is None,
+        "error": error,
+        "seconds": round(seconds, 1),
+        "claims": found,
+        "torch": torch.__version__,
+        "cpu": cpu_name(),
+        "date": datetime.date.today().isoformat(),
+    }
+
+
+def lessons_named(prefixes: list[str] | None) -> list[Path]:
+    every = sorted(LESSONS.glob("[0-9][0-9]_*.py"))
+    if not prefixes:
+        return every
+    chosen = [py for py in every if any(py.stem.startswith(p) for p in prefixes)]
+    unknown = [p for p in prefixes if not any(py.stem.startswith(p) for py in every)]
+    if unknown:
+        sys.exit(f"no lesson starts with {', '.join(unknown)}; lessons: {', '.join(p.stem for p in every)}")
+    return chosen
+
+
+def sweep(lessons: list[Path], jobs: int, timeout: int, one, two, records: Path = RECORDS) -> None:
+    done = {(r["lesson"], r["source"], r["seed"], r["threads"]) for r in read_records(records)}
+    todo = [
+        (py, seed, threads)
+        for threads, seeds in ((1, one), (2, two))
+        for seed in seeds
+        for py in lessons
+        if (py.stem, source_hash(py), seed, threads) not in done
+    ]
+    print(f"{len(todo)} runs to do ({len(done)} recorded)", flush=True)
+
+    def one_run(item):
+        py, seed, threads = item
+        record = run_lesson(py, seed, threads, timeout)
+        with records.open("a") as f:  # one line at a time: an interrupted sweep keeps what ended
+            f.write(json.dumps(record) + "\n")
+        failed = [c["name"] for c in record["claims"] if not c["passed"]]
+        state = "ok" if record["ok"] and not failed else f"FAILED {failed or record['error']}"
+        print(f"{py.stem} seed {seed} threads {threads}: {record['seconds']:.0f} s, {state}", flush=True)
+
+    ones = [t for t in todo if t[2] == 1]
+    twos = [t for t in todo if t[2] == 2]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        list(pool.map(one_run, ones))
+    for item in twos:  # two threads each: one lesson at a time
+        one_run(item)
+
+
+def current(records: list[dict]) -> dict[str, list[dict]]:
+    """The records of each lesson's current source, by lesson."""
+    by_lesson: dict[str, list[dict]] = {}
+    for py in sorted(LESSONS.glob("[0-9][0-9]_*.py")):
+        h = source_hash(py)
+        runs = [r for r in records if r["lesson"] == py.stem and r["source"] == h]
+        if runs:
+            by_lesson[py.stem] = sorted(runs, key=lambda r: (r["threads"], r["seed"]))
+    return by_lesson
+
+
+def fmt(x: float) -> str:
+    if x == 0 or not math.isfinite(x):
+        return f"{x:g}"
+    return f"{x:.3g}" if abs(x) >= 1e-3 else f"{x:.1e}"
+
+
+def table(records: list[dict]) -> str:
+    lines = [
+        "# Claims and their margins",
+        "",
+        "Every claim a lesson makes about a trained model (or about numbers that change with the seed)",
+        "goes through `lesson.claim(name, value, op, bound)`. The margin sweep runs every lesson top to",
+        "bottom with seeds 0-9 on one thread and seeds 10-11 on two threads and records each claim's",
+        "margin: how far its value lies from its bound on the passing side (negative: the claim failed).",
+        "",
+        "    python benchmarks/claims.py    # resumable; --lessons 05 07 for a few; --table to redraw",
+        "",
+        f"A claim is flagged (⚠) when it fails a run, or when its smallest margin is under a {THIN}th of",
+        "its median margin (a claim that only just holds on some machine). Runs are of each lesson's",
+        "current source; the machines and torch builds they ran on are listed per lesson.",
+        "",
+    ]
+    for lesson, runs in current(records).items():
+        machines = sorted({f"{r['cpu']}, torch {r['torch']}" for r in runs})
+        stopped = [r for r in runs if not r["ok"]]
+        seconds = {t: statistics.median(r["seconds"] for r in runs if r["threads"] == t) for t in (1, 2)
+                   if any(r["threads"] == t for r in runs)}  # fmt: skip
+        lines += [f"## {lesson}", ""]
+        seeds = ", ".join(str(r["seed"]) + ("" if r["threads"] == 1 else "×2") for r in runs)
+        lines.append(
+            f"{len(runs)} runs (seeds {seeds}; ×2: two threads); median time "
+            + ", ".join(f"{s:.0f} s on {t} thread{'s' if t > 1 else ''}" for t, s in seconds.items())
+            + f"; {'; '.join(machines)}."
+        )
+        for r in stopped:
+            lines.append(f"- ⚠ seed {r['seed']}, {r['threads']} threads: the lesson stopped: `{r['error']}`")
+        lines += [
+            "",
+            "| claim | op bound | runs passed | smallest margin | median margin | |",
+            "|---|---|---|---|---|---|",
+        ]
+        names: list[str] = []
+        for r in runs:
+            for c in r["claims"]:
+                if c["name"] not in names:
+                    names.append(c["name"])
+        for name in names:
+            per_run = [[c for c in r["claims"] if c["name"] == name] for r in runs]
+            margins = [c["margin"] for cs in per_run for c in cs]
+            passed = sum(bool(cs) and all(c["passed"] for c in cs) for cs in per_run)
+            first = next(c for cs in per_run for c in cs)
+            smallest, median = min(margins), statistics.median(margins)
+            flag = "⚠" if passed < len(runs) or smallest < median / THIN else ""
+            lines.append(
+                f"| {name} | {first['op']} {fmt(first['bound'])} | {passed}/{len(runs)} | {fmt(smallest)} "
+                f"| {fmt(median)} | {flag} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--lessons", nargs="*", help="lesson numbers or name prefixes (default: all)")
+    parser.add_argument("--jobs", type=int, default=2, help="one-thread runs at a time (default 2)")
+    parser.add_argument("--timeout", type=int, default=1800, help="seconds a cell may run (default 1800)")
+    parser.add_argument("--seeds", type=int, nargs="*", help="only these one-thread seeds (default 0-9)")
+    parser.add_argument("--two-thread-seeds", type=int, nargs="*", help="default 10 11")
+    parser.add_argument("--table", action="store_true", help="only rewrite the table from the records")
+    parser.add_argument("--records", type=Path, default=RECORDS, help="the JSON-lines file of runs")
+    args = parser.parse_args()
+    if args.jobs < 1:
+        sys.exit(f"--jobs {args.jobs}: use 1 or more")
+    if not args.table:
+        one = ONE_THREAD if args.seeds is None else args.seeds
+        two = TWO_THREADS if args.two_thread_seeds is None else args.two_thread_seeds
+        sweep(lessons_named(args.lessons), args.jobs, args.timeout, one, two, args.records)
+    TABLE.write_text(table(read_records(args.records)))
+    print(f"wrote {TABLE.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
