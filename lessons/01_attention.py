@@ -168,8 +168,8 @@ print(f"accuracy {history.final_eval:.2f}; mean entropy of block 0: {before:.3f}
 # %% tags=["nbval-ignore-output"]
 assert before > 0.9999 * math.log(9), "minivit's small init: uniform attention, to four digits"
 assert before_pytorch < 0.9999 * math.log(9), "PyTorch's default init: less uniform"
-assert after < 0.1 * math.log(9), "training makes block 0 nearly one-hot"
-assert history.final_eval > 0.6
+lesson.claim("training makes block 0 nearly one-hot", after / math.log(9), "<", 0.1)
+lesson.claim("the task is learned", history.final_eval, ">", 0.6)
 circle = int((test.layout[0] == 1).nonzero())  # the patch that holds the circle
 print("test image 0:", test.classes[test.labels[0]], "- the circle is in patch", circle)
 widgets.attention_view(trained, test.images[0], query=circle)
@@ -189,8 +189,8 @@ distance = analysis.mean_attention_distance(maps, grid)  # (H,)
 uniform = analysis.grid_distances(grid).mean().item()
 print(f"block 0 puts {on_shapes:.1%} of its attention on the two shapes (uniform: {2 / 9:.0%})")
 print("mean attention distance per head:", [round(d, 2) for d in distance.tolist()], f"(uniform: {uniform:.2f})")
-assert on_shapes > 0.9, "every patch looks at the circle or the square"
-assert (distance - uniform).abs().max() < 0.1, "as far away as they are: the heads are not local"
+lesson.claim("every patch looks at the circle or the square", on_shapes, ">", 0.9)
+lesson.claim("as far away as they are: the heads are not local", (distance - uniform).abs().max(), "<", 0.1)
 
 # %% [markdown]
 # So block 0 finds the two shapes by what they look like, wherever they are. The answer, though,
@@ -214,8 +214,9 @@ temperatures = [0.5, 1.0, 2.0, 5.0, 20.0]
 entropies = [analysis.entropy(analysis.with_temperature(trained_weights, t)).mean().item() for t in temperatures]
 for t, e in zip(temperatures, entropies):
     print(f"T = {t:>4}: mean entropy {e:.2f} nats (uniform: {math.log(9):.2f})")
-assert all(a < b for a, b in zip(entropies, entropies[1:])), "higher temperature, flatter attention"
-assert entropies[-1] > 0.5 * math.log(9) > entropies[1]
+lesson.claim("higher temperature, flatter attention", [b - a for a, b in zip(entropies, entropies[1:])], ">", 0)
+lesson.claim("at T = 20 more than half of log 9", entropies[-1] / math.log(9), ">", 0.5)
+lesson.claim("at T = 1 less than half of log 9", entropies[1] / math.log(9), "<", 0.5)
 
 # %% [markdown]
 # ## Why attention cannot tell where a token is
@@ -288,10 +289,10 @@ widgets.attention_explorer(trained, test.images[:20])
 # | multi-head attention is the one head on slices of the width, concatenated and projected | `torch.testing.assert_close(heads_out[0], out0)` `torch.testing.assert_close(by_hand, package[0])` `torch.testing.assert_close(heads_weights, package_weights[0])` | the heads are cut from the width the other way (`reshape(9, Dh, H)`) |
 # | an untrained `minivit` model attends uniformly, to four digits | `assert before > 0.9999 * math.log(9)` | the model has PyTorch's default `Linear` init |
 # | PyTorch's default init is less uniform | `assert before_pytorch < 0.9999 * math.log(9)` | the copy keeps `minivit`'s init |
-# | training makes block 0 nearly one-hot, and the task is learned | `assert after < 0.1 * math.log(9)` `assert history.final_eval > 0.6` | training stops after 5 steps |
-# | block 0 looks at the two shapes | `assert on_shapes > 0.9` | the untrained model's attention (22%) |
-# | the heads are not local: they look as far as the shapes are | `assert (distance - uniform).abs().max() < 0.1` | each patch attends to itself (distance 0) |
+# | training makes block 0 nearly one-hot, and the task is learned | `lesson.claim("training makes block 0 nearly one-hot", after / math.log(9), "<", 0.1)` `lesson.claim("the task is learned", history.final_eval, ">", 0.6)` | training stops after 5 steps |
+# | block 0 looks at the two shapes | `lesson.claim("every patch looks at the circle or the square", on_shapes, ">", 0.9)` | the untrained model's attention (22%) |
+# | the heads are not local: they look as far as the shapes are | `lesson.claim("as far away as they are: the heads are not local", (distance - uniform).abs().max(), "<", 0.1)` | each patch attends to itself (distance 0) |
 # | the temperature can be changed from the weights alone | `torch.testing.assert_close(analysis.with_temperature(weights, 0.5), (scores / 0.5).softmax(-1))` | the weights are raised to T instead of 1/T |
-# | a higher temperature flattens attention | `assert all(a < b for a, b in zip(entropies, entropies[1:]))` `assert entropies[-1] > 0.5 * math.log(9) > entropies[1]` | the weights are raised to T instead of 1/T |
+# | a higher temperature flattens attention | `lesson.claim("higher temperature, flatter attention", [b - a for a, b in zip(entropies, entropies[1:])], ">", 0)` `lesson.claim("at T = 20 more than half of log 9", entropies[-1] / math.log(9), ">", 0.5)` `lesson.claim("at T = 1 less than half of log 9", entropies[1] / math.log(9), "<", 0.5)` | the weights are raised to T instead of 1/T |
 # | reordering keys and values together changes nothing | `torch.testing.assert_close(shuffled_out, heads_out)` | only the keys are reordered |
 # | equal contents get equal outputs without position, different ones with it | `assert same == (position == "none")` | the compared patches hold different contents (0 and 4) |

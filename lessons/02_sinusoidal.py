@@ -135,8 +135,13 @@ print("PE(p + k) = R_k PE(p) for every p, with R_k independent of p")
 #
 # The cosine is even, so $\sum_i \cos(k\,\omega_i)$ takes the same value at offset $k$ and $-k$:
 # the similarity of two positions says how far apart they are, not which one comes first.
-# (ALiBi's distance bias, lesson 06, has the same blindness.) A score $PE(p)^\top M\,PE(q)$ can
-# tell the two apart only if $M$ mixes each pair's sine with its cosine. $M = R_1$ does:
+# (The symmetric distance bias ALiBi uses for images, lesson 06, has the same blindness; causal
+# ALiBi in a language model gets direction from its mask instead.) Among scores
+# $PE(p)^\top M\,PE(q)$ that depend on the offset alone ($M$ made of $2\times 2$ blocks
+# $\begin{pmatrix} a & b \\ -b & a \end{pmatrix}$ on each sine-cosine pair, lesson 05), the score
+# tells $+k$ from $-k$ exactly when some $b \neq 0$: when $M$ mixes a pair's sine with its cosine. (A
+# general $M$ can tell them apart too, but through terms that depend on where the pair is, not on
+# the offset.) $M = R_1$ is such a block matrix:
 # $PE(p)^\top R_1 PE(q) = PE(p)\cdot PE(q+1)$, which peaks at the key one step *before* the query.
 
 # %%
@@ -234,7 +239,9 @@ print(f"{len(by_offset)} different offsets; for each, every pair of patches has 
 
 # %% [markdown]
 # The cosine similarity of one patch's vector to every other patch, drawn on the grid, is highest
-# next to it and falls off with distance. Every patch's most similar other patch is a direct
+# next to it and falls off along its row and its column (a plus shape: the 2-D encoding is a row
+# part beside a column part, so a patch in the same row far away can score like a diagonal
+# neighbour). Every patch's most similar other patch is a direct
 # neighbour. The structure score (the correlation between similarity and closeness over all pairs,
 # `minivit.analysis.structure_score`) sums this up in one number.
 
@@ -258,7 +265,8 @@ viz.similarity_grid(table, grid, title="sincos2d, D = 64: each patch's similarit
 # The base sets the slowest clock. With a large base and a small width, most channel pairs turn so
 # slowly across a 16×16 grid that they are nearly constant, and every patch looks like every other.
 # With a wide encoding there are enough pairs at every speed and the base matters little. RoPE for
-# images (lesson 05) works with narrow widths, a quarter of one head's channels per axis, and
+# images (lesson 05) works with narrow widths, half of one head's channels per axis (a head of 64
+# channels gives each axis 16 frequencies, each turning one pair of channels), and
 # RoPE-ViT's code uses a base of 100 for it rather than 10000; the table below is one reason a small
 # base suits a narrow encoding on a small grid.
 

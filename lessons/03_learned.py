@@ -47,6 +47,8 @@ if "google.colab" in sys.modules:  # Colab keeps its own torch and ipywidgets (7
     )
     output.enable_custom_widget_manager()  # widgets render whichever ipywidgets is installed
 
+import math
+
 import torch
 from torch.utils.data import TensorDataset
 
@@ -54,7 +56,7 @@ from torch.utils.data import TensorDataset
 from minivit import ViT, ViTConfig, analysis, lesson, viz, widgets
 from minivit.data import where
 from minivit.evaluate import evaluate
-from minivit.posenc import grid_coords, resample
+from minivit.posenc import grid_coords, resample, sincos_2d
 from minivit.train import fit
 
 SEED = lesson.setup()  # seed and threads from MINIVIT_SEED, MINIVIT_THREADS (defaults 0 and 2)
@@ -115,9 +117,14 @@ assert table_norms["zeros"] == 0 and table_norms["0.02"] < token_norm < table_no
 # - the *structure score* (`minivit.analysis.structure_score`): the correlation, over all pairs of
 #   positions, between the cosine similarity of their vectors and their closeness on the grid;
 #   about 0 for a random table, 1 when neighbours are alike and far patches unlike;
-# - a *cell score*, for this task: each of the 9 cells covers 2×2 patches, and the score is the mean
-#   cosine similarity of two positions in the same cell minus that of two positions in different
-#   cells (about 0 for a random table).
+# - a *cell contrast*, for this task: each of the 9 cells covers 2×2 patches. Take the pairs of
+#   neighbouring positions (one step along a row or a column); some lie inside one cell, the others
+#   straddle a cell boundary. The contrast is the mean cosine similarity of the pairs inside minus
+#   that of the pairs across. Both kinds are one step apart, in the same mix of directions, so a
+#   table whose similarity depends only on the offset (any smooth layout, the sinusoids of lesson 02)
+#   scores 0: only a table that groups positions *by cell* scores above 0. A random table scores
+#   about 0 too, give or take chance; to know how much is chance, we shuffle the positions 1,000
+#   times and take the 95th percentile of the shuffled tables' contrasts (a permutation null).
 #
 # A table is its start plus what training added, $\Delta = \text{table} - \text{table}_0$. For the
 # σ = 1 table the start is large and would hide whatever $\Delta$ holds, so we measure $\Delta$ too.
@@ -141,14 +148,24 @@ for name, model in models.items():
 
 rc = grid_coords(grid).long()  # (36, 2)
 cell = (rc[:, 0] // 2) * 3 + rc[:, 1] // 2  # the cell of each position
-same_cell = (cell[:, None] == cell[None, :]) & ~torch.eye(36, dtype=torch.bool)
-other_cell = cell[:, None] != cell[None, :]
+neighbours = analysis.grid_distances(grid) == 1  # one step along a row or a column
+inside = neighbours & (cell[:, None] == cell[None, :])  # 36 pairs inside a cell, half along rows...
+across = neighbours & (cell[:, None] != cell[None, :])  # ...and 24 across a boundary, half along rows too
 
 
-def cell_score(table: torch.Tensor) -> float:
-    """Mean cosine similarity within a cell minus across cells."""
+def cell_contrast(table: torch.Tensor) -> float:
+    """Mean cosine similarity of neighbours inside a cell minus neighbours across a cell boundary."""
     sim = analysis.cosine_similarity(table)
-    return (sim[same_cell].mean() - sim[other_cell].mean()).item()
+    return (sim[inside].mean() - sim[across].mean()).item()
+
+
+def cell_null(table: torch.Tensor, shuffles: int = 1000) -> float:
+    """The 95th percentile of the contrast of the table with its positions shuffled."""
+    g = torch.Generator().manual_seed(SEED)
+    return torch.tensor([cell_contrast(table[torch.randperm(36, generator=g)]) for _ in range(shuffles)]).quantile(0.95).item()
+
+
+torch.testing.assert_close(cell_contrast(sincos_2d(grid, 64)), 0.0, atol=1e-6, rtol=0)  # a smooth layout: 0
 
 
 accuracy = {name: evaluate(m, test) for name, m in models.items()}
@@ -156,35 +173,40 @@ structure = {name: [analysis.structure_score(t, grid) if t.abs().sum() > 0 else 
              for name, snaps in snapshots.items()}
 delta = {name: snaps[-1][1] - snaps[0][1] for name, snaps in snapshots.items()}
 delta_norm = {name: d.norm(dim=-1).mean().item() for name, d in delta.items()}
-cell_delta = {name: cell_score(d) for name, d in delta.items()}
+cell_delta = {name: cell_contrast(d) for name, d in delta.items()}
+null_delta = {name: cell_null(d) for name, d in delta.items()}
 for name in models:
     print(f"init {name:>5}: accuracy {accuracy[name]:.2f}, structure {structure[name][0]:.2f} -> {structure[name][-1]:.2f}, "
-          f"|Δ| {delta_norm[name]:.2f} (start {table_norms[name]:.2f}), cell score of Δ {cell_delta[name]:.2f}")
+          f"|Δ| {delta_norm[name]:.2f} (start {table_norms[name]:.2f}), cell contrast of Δ {cell_delta[name]:.2f} "
+          f"(null {null_delta[name]:.2f})")
 
 # %% [markdown]
 # What the printout says, start by start:
 #
 # - **1.0**: the random vectors are already far apart, so each position can be recognised by its
-#   own vector. This model fits the task, far faster than 0.02 (asserted below; the tests run the
-#   lesson with seeds 0, 1 and 2). Its table keeps no 2-D layout (structure ≈ 0 before and after).
-#   Training does move it, and measured on $\Delta$ alone it groups positions by cell too, though
-#   more weakly than the other two (compare the cell scores above), and $\Delta$ is a few percent of
-#   the random start, so none of that shows in the table the model uses.
+#   own vector. This model fits the task in 300 steps, and is ahead of the 0.02 model by then (both
+#   asserted below, and checked over twelve seeds: `lessons/CLAIMS.md`). Its table keeps no 2-D
+#   layout (structure ≈ 0 before and after). Training does move it, but $\Delta$ is a few percent of
+#   the random start, so whatever $\Delta$ holds does not show in the table the model uses. Whether
+#   $\Delta$ groups positions by cell depends on the seed: its contrast is above its null on some
+#   seeds and not on others (compare the two numbers printed for 1.0).
 # - **0.02**: the table starts random and small, and by the end $\Delta$ is larger than the start.
-#   It ends with more 2-D structure than the σ = 1 table, but 300 steps are not enough to fit the
-#   task.
+#   It ends with more 2-D structure than the σ = 1 table. How far it has got with the task after
+#   300 steps depends on the seed (run the lesson with `MINIVIT_SEED=4`).
 # - **zeros**: every position starts equal, and the table *is* $\Delta$. Depending on the seed it
 #   fits the task first or stalls for a long time (exercise 3); we make no claim about its speed.
 #
-# In all three, what training adds groups positions by *cell* (the grids below show 2×2 blocks):
-# the task needs to know the cell, not a smooth layout. Two controls check the reasons given above.
-# Train the σ = 1 model with its table *frozen* at the random draw: if the model fits by reading the
-# random vectors, it fits just as well. And train the zero table on the same images with the labels
-# shuffled: the cell structure should come from the labels being tied to where the shape is (the
-# gradient at a position is largest in images whose shape sits there, which all carry the same
-# label), so with shuffled labels far less should group. On most seeds nothing does (a cell score
-# near 0); on some a little grouping remains (0.27 on seed 2, against 0.61 with the true labels),
-# so the images alone can group a cell's positions a little, and the labels do most of it.
+# In the zeros and 0.02 tables, what training adds groups positions by *cell*, on every seed: the
+# contrast of $\Delta$ is above its null (asserted below; the first two grids show the 2×2 blocks,
+# the third shows the σ = 1 model's $\Delta$). The task needs to know the cell, not a smooth layout,
+# and a smooth layout would score 0. Two controls check the reasons given above. Train the σ = 1
+# model with its table *frozen* at the random draw: if the model fits by reading the random vectors,
+# it fits just as well. And train the zero table on the same images with the labels shuffled: the
+# cell structure should come from the labels being tied to where the shape is (the gradient at a
+# position is largest in images whose shape sits there, which all carry the same label), so with
+# shuffled labels far less should group. With shuffled labels there is nothing to learn, so the loss
+# stays at $\ln 9 = 2.20$; the table still moves (its $|\Delta|$ is printed beside the true-label
+# run's), but not into cells.
 
 # %% tags=["nbval-ignore-output"]
 torch.manual_seed(SEED)
@@ -196,21 +218,24 @@ accuracy_frozen = evaluate(frozen, test)
 shuffled = TensorDataset(train.images, train.labels[torch.randperm(len(train), generator=torch.Generator().manual_seed(SEED))])
 torch.manual_seed(SEED)
 unlinked = ViT(config.with_(position_options=inits["zeros"]))
-fit(unlinked, shuffled, steps=300, lr=3e-3, desc="init zeros, labels shuffled", seed=SEED)
-cell_shuffled = cell_score(unlinked.pos.table[0].detach())
-print(f"init 1.0 with the table frozen: accuracy {accuracy_frozen:.2f}")
-print(f"init zeros, trained on shuffled labels: cell score {cell_shuffled:.2f}")
+unlinked_history = fit(unlinked, shuffled, steps=300, lr=3e-3, desc="init zeros, labels shuffled", seed=SEED)
+cell_shuffled = cell_contrast(unlinked.pos.table[0].detach())
+loss_shuffled = sum(unlinked_history.loss[-50:]) / 50
+print(f"init 1.0 with the table frozen: accuracy {accuracy_frozen:.2f} (trained table: {accuracy['1.0']:.2f})")
+print(f"init zeros, trained on shuffled labels: loss {loss_shuffled:.2f} (ln 9 = {math.log(9):.2f}), "
+      f"|Δ| {unlinked.pos.table[0].detach().norm(dim=-1).mean():.2f} (true labels: {delta_norm['zeros']:.2f}), "
+      f"cell contrast {cell_shuffled:.2f} (true labels: {cell_delta['zeros']:.2f})")
 
 # %%
-assert accuracy["1.0"] > 0.85 and accuracy["1.0"] > accuracy["0.02"] + 0.3, "the large table fits, far faster than 0.02"
-assert accuracy_frozen > 0.85, "and fits as well without training the table: the random vectors suffice"
-assert abs(structure["1.0"][-1]) < 0.06, "the large table keeps no layout"
-assert delta_norm["1.0"] < 0.1 * table_norms["1.0"], "what training adds is small beside the random start"
-assert delta_norm["0.02"] > table_norms["0.02"], "and outgrows the small start"
-assert structure["0.02"][-1] > structure["1.0"][-1] + 0.05, "a small table acquires more 2-D structure"
-assert cell_delta["zeros"] > 0.15 and cell_delta["0.02"] > 0.15, "what training adds groups positions by cell"
-assert cell_delta["1.0"] > 0.05, "in the large table too"
-assert cell_shuffled < cell_delta["zeros"] - 0.2, "with labels not tied to the cell, far less groups"
+lesson.claim("the large table fits the task", accuracy["1.0"], ">", 0.85)
+lesson.claim("ahead of 0.02 after 300 steps", accuracy["1.0"] - accuracy["0.02"], ">", 0.1)
+lesson.claim("and fits as well without training the table: the random vectors suffice", abs(accuracy_frozen - accuracy["1.0"]), "<", 0.05)
+lesson.claim("the large table keeps no layout", abs(structure["1.0"][-1]), "<", 0.06)
+lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1)
+lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1)
+lesson.claim("a small table acquires more 2-D structure", structure["0.02"][-1] - structure["1.0"][-1], ">", 0.05)
+lesson.claim("what training adds groups positions by cell, above its null", {k: cell_delta[k] - null_delta[k] for k in ("zeros", "0.02")}, ">", 0)
+lesson.claim("with labels not tied to the cell, far less groups", cell_delta["zeros"] - cell_shuffled, ">", 0.2)
 viz.plot_history(histories, chance=1 / 9)
 
 # %%
@@ -221,7 +246,7 @@ fig
 viz.similarity_grid(snapshots["0.02"][-1][1], grid, title="init 0.02, after training")
 
 # %%
-viz.similarity_grid(snapshots["1.0"][-1][1], grid, title="init 1.0, after training")
+viz.similarity_grid(delta["1.0"], grid, title="init 1.0: what training added (Δ)")
 
 # %% [markdown]
 # ## A new resolution: resample the table
@@ -300,8 +325,9 @@ widgets.learned_explorer(snapshots, grid)
 #   task with them, as well with the table frozen, and the table keeps no layout. What training
 #   adds is a few percent of the table.
 # - Started small or at zero, the table becomes what training adds. On this task that groups
-#   positions by cell, because the label is tied to where the shape is (shuffle the labels and no
-#   grouping appears); the 0.02 table gains more 2-D structure than the σ = 1 one, and fits slowly.
+#   positions by cell (neighbours inside a cell more alike than neighbours across a boundary, which
+#   no smooth layout does), because the label is tied to where the shape is (shuffle the labels and
+#   the grouping is gone); the 0.02 table gains more 2-D structure than the σ = 1 one.
 # - At a new resolution the table is resampled: linearly in ViT's code, bicubically in DeiT, timm
 #   and `minivit`, where the antialiased resize uses another cubic kernel. Which table survives that
 #   is a question for longer runs and several seeds: lesson 07 takes the initial scale further, on
@@ -326,12 +352,13 @@ widgets.learned_explorer(snapshots, grid)
 # | claim | assert | fails when |
 # |---|---|---|
 # | σ = 1 dominates the patch tokens, 0.02 does not, zeros is nothing | `assert table_norms["zeros"] == 0 and table_norms["0.02"] < token_norm < table_norms["1.0"]` | the σ = 1 model is drawn with σ = 0.02 |
-# | the σ = 1 model fits the task, far faster than 0.02 | `assert accuracy["1.0"] > 0.85 and accuracy["1.0"] > accuracy["0.02"] + 0.3` | the σ = 1 model gets the 0.02 start |
-# | it fits with the random table as it is | `assert accuracy_frozen > 0.85` | the frozen table is zeros (chance) |
-# | the σ = 1 table keeps no layout | `assert abs(structure["1.0"][-1]) < 0.06` | the 0.02 table is measured instead |
-# | what training adds to it is small beside its start, and outgrows the 0.02 start | `assert delta_norm["1.0"] < 0.1 * table_norms["1.0"]` `assert delta_norm["0.02"] > table_norms["0.02"]` | the two starts swap (σ = 1 for the 0.02 model and back) |
-# | the 0.02 table acquires more 2-D structure than the σ = 1 one | `assert structure["0.02"][-1] > structure["1.0"][-1] + 0.05` | the 0.02 model gets the σ = 1 start |
-# | what training adds groups positions by cell, in every table | `assert cell_delta["zeros"] > 0.15 and cell_delta["0.02"] > 0.15` `assert cell_delta["1.0"] > 0.05` | the labels are shuffled (run below for the zero table, `cell_shuffled`; the σ = 1 table has no shuffled control here) |
-# | mostly because the labels are tied to where the shape is: with shuffled labels far less groups | `assert cell_shuffled < cell_delta["zeros"] - 0.2` | the labels are not shuffled (both runs then group alike) |
+# | the σ = 1 model fits the task in 300 steps, ahead of 0.02 | `lesson.claim("the large table fits the task", accuracy["1.0"], ">", 0.85)` `lesson.claim("ahead of 0.02 after 300 steps", accuracy["1.0"] - accuracy["0.02"], ">", 0.1)` | the σ = 1 model gets the 0.02 start |
+# | it fits with the random table as it is | `lesson.claim("and fits as well without training the table: the random vectors suffice", abs(accuracy_frozen - accuracy["1.0"]), "<", 0.05)` | the frozen table is zeros (chance) |
+# | the σ = 1 table keeps no layout | `lesson.claim("the large table keeps no layout", abs(structure["1.0"][-1]), "<", 0.06)` | the 0.02 table is measured instead |
+# | what training adds to it is small beside its start, and outgrows the 0.02 start | `lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1)` `lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1)` | the two starts swap (σ = 1 for the 0.02 model and back) |
+# | the 0.02 table acquires more 2-D structure than the σ = 1 one | `lesson.claim("a small table acquires more 2-D structure", structure["0.02"][-1] - structure["1.0"][-1], ">", 0.05)` | the 0.02 model gets the σ = 1 start |
+# | a smooth layout scores 0 on the cell contrast | `torch.testing.assert_close(cell_contrast(sincos_2d(grid, 64)), 0.0, atol=1e-6, rtol=0)` | the pairs inside and across cells take different mixes of directions (e.g. only row neighbours across) |
+# | what training adds to the zeros and 0.02 tables groups positions by cell, above a permutation null | `lesson.claim("what training adds groups positions by cell, above its null", {k: cell_delta[k] - null_delta[k] for k in ("zeros", "0.02")}, ">", 0)` | the labels are shuffled (run below for the zero table, `cell_shuffled`) |
+# | mostly because the labels are tied to where the shape is: with shuffled labels far less groups | `lesson.claim("with labels not tied to the cell, far less groups", cell_delta["zeros"] - cell_shuffled, ">", 0.2)` | the labels are not shuffled (both runs then group alike) |
 # | resampling to the same grid changes nothing | `torch.testing.assert_close(resample(table, grid, grid), table, atol=1e-6, rtol=0)` | the table goes through another size and back (6×6 → 9×9 → 6×6) |
 # | PyTorch's bicubic has a = −0.75, its antialiased one a = −0.5, even when enlarging | `torch.testing.assert_close(plain, keys_cubic(x_new - 6, -0.75))` `torch.testing.assert_close(smooth, keys_cubic(x_new - 6, -0.5))` | the two values of a swap |

@@ -86,9 +86,9 @@ print("held-out accuracy (chance 1/16 = 0.06):", {name: round(a, 2) for name, a 
 
 # %%
 chance = 1 / 16
-assert accuracy["none"] < chance + 0.04, "without position every cell looks alike"
-assert all(accuracy[name] > 0.75 for name in ENCODINGS if name not in ("none", "alibi2d"))
-assert accuracy["alibi2d"] < 3 / 16 + 0.03
+lesson.claim("without position every cell looks alike", accuracy["none"], "<", chance + 0.04)
+lesson.claim("six of the others solve the task", {name: accuracy[name] for name in ENCODINGS if name not in ("none", "alibi2d")}, ">", 0.75)
+lesson.claim("alibi2d at most 3/16", accuracy["alibi2d"], "<", 3 / 16 + 0.03)
 print("none at chance; learned, sincos2d, relative, both RoPEs and PEG solve it; alibi2d at most 3/16")
 
 # %% [markdown]
@@ -141,8 +141,8 @@ for name in ("learned", "learned untrained", "sincos2d", "sincos2d untrained", "
     print(f"{name:>18}:", ", ".join(f"{t} {v.mean():.2f}" for t, v in s.items()))
 ADDITIVE = ["learned", "learned untrained", "sincos2d", "sincos2d untrained"]
 assert position_share["none"] == 0  # the control: no position, all content·content
-assert all(position_share[name] > 0.5 for name in ADDITIVE)
-assert all(cross_share[name] > 0.1 for name in ADDITIVE)
+lesson.claim("position terms carry most of the spread in the additive models", {name: position_share[name] for name in ADDITIVE}, ">", 0.5)
+lesson.claim("mixed terms carry a part of the spread in the additive models", {name: cross_share[name] for name in ADDITIVE}, ">", 0.1)
 viz.term_shares({name: shares[name] for name in ("learned", "sincos2d")})
 
 # %% [markdown]
@@ -194,8 +194,8 @@ for name in OFFSET_ONLY:
     for layer in range(config.depth):
         d = offset_test[name, layer]
         assert d["varies"].all() and d["fraction"].max() < 1e-9, (name, layer, d["fraction"].max())
-assert all(offset_test[name, 0]["fraction"].mean() > 0.3 for name in ("learned", "sincos2d"))
-assert offset_test["peg", 1]["fraction"].mean() > 0.3
+lesson.claim("learned and sincos2d (block 0) do not score by offset only", {name: offset_test[name, 0]["fraction"].mean() for name in ("learned", "sincos2d")}, ">", 0.3)
+lesson.claim("peg (block 1) does not score by offset only", offset_test["peg", 1]["fraction"].mean(), ">", 0.3)
 assert not offset_test["none", 0]["varies"].any() and not offset_test["none", 1]["varies"].any()
 print("relative, RoPE, ALiBi: offset only, to float rounding; learned and sincos2d (block 0), peg (block 1): not")
 
@@ -232,9 +232,10 @@ print(f"random table: asymmetry {analysis.direction_asymmetry(table @ table.T, g
 for name in ("alibi2d", "rope-axial", "rope-mixed", "relative", "learned", "sincos2d"):
     print(f"{name:>10}: block 0 asymmetry {asymmetry[name, 0].mean():.2f} (mean over heads and contents)")
 assert analysis.direction_asymmetry(pe @ pe.T, grid) < 1e-12  # as for any table's dot products
-assert pe_by_offset < 1e-9 and table_by_offset > 0.1  # what is the sinusoid's own: offset only
+assert pe_by_offset < 1e-9  # what is the sinusoid's own: offset only
+lesson.claim("a random table's dot products do not depend on the offset alone", table_by_offset, ">", 0.1)
 assert max(asymmetry["alibi2d", layer].max() for layer in range(config.depth)) < 1e-12
-assert all(asymmetry[name, 0].mean() > 0.2 for name in ("rope-axial", "rope-mixed", "relative", "learned", "sincos2d"))
+lesson.claim("RoPE, relative bias, learned and sincos2d models are not symmetric in the offset", {name: asymmetry[name, 0].mean() for name in ("rope-axial", "rope-mixed", "relative", "learned", "sincos2d")}, ">", 0.2)
 fraction = torch.tensor([[offset_test[n, b]["fraction"].mean() for b in range(config.depth)] for n in ENCODINGS])
 varies = torch.tensor([[bool(offset_test[n, b]["varies"].any()) for b in range(config.depth)] for n in ENCODINGS])
 odd = torch.tensor([[asymmetry[n, b].mean() for b in range(config.depth)] for n in ENCODINGS])
@@ -268,8 +269,9 @@ read = {name: p["accuracy"].mean(1) for name, p in probes.items()}  # per stage,
 for name in ENCODINGS:
     print(f"{name:>10}: row and column read right", " -> ".join(f"{a:.2f}" for a in read[name].tolist()))
 base = probes["none"]["chance"].mean().item()  # 1/4
-assert (probes["none"]["accuracy"] - base).abs().max() < 0.03 and probes["none"]["r2"].max() < 0.03
-assert all(read[name][0] > 0.8 for name in ("learned", "sincos2d"))
+lesson.claim("a probe reads no row or column out of none", (probes["none"]["accuracy"] - base).abs().max(), "<", 0.03)
+lesson.claim("a probe reads no coordinates out of none", probes["none"]["r2"].max(), "<", 0.03)
+lesson.claim("a probe reads position out of learned and sincos2d from the start", {name: read[name][0] for name in ("learned", "sincos2d")}, ">", 0.8)
 viz.probe_stages(probes)
 
 # %% [markdown]
@@ -345,10 +347,13 @@ for padding, probe, task, change in (("zero", probes["peg"], accuracy["peg"], ze
     stages = " -> ".join(f"{a:.2f}" for a in probe["accuracy"].mean(1).tolist())
     print(f"peg, {padding:>8} padding: probe {stages} (R² after block 1: {probe['r2'][2].mean():.2f}); "
           f"task accuracy {task:.2f}; answers change by {change:.1e} when shifted one patch")
-assert (probes["peg"]["accuracy"][:2] - base).abs().max() < 0.03  # before the convolution acts
-assert probes["peg"]["accuracy"][2].min() > 0.5 and probes["peg"]["r2"][2].min() > 0.5
-assert wrapped_shift < 1e-4 and zero_shift > 0.1  # circular: shifting changes nothing, exactly
-assert (wrapped["accuracy"] - base).abs().max() < 0.06 and wrapped_accuracy < chance + 0.04
+lesson.claim("a probe reads no position out of peg before the convolution acts", (probes["peg"]["accuracy"][:2] - base).abs().max(), "<", 0.03)
+lesson.claim("a probe reads row and column out of peg after its convolution", probes["peg"]["accuracy"][2].min(), ">", 0.5)
+lesson.claim("a probe reads coordinates out of peg after its convolution", probes["peg"]["r2"][2].min(), ">", 0.5)
+assert wrapped_shift < 1e-4  # circular: shifting changes nothing, exactly
+lesson.claim("with zero padding, shifting the image changes the answers", zero_shift, ">", 0.1)
+lesson.claim("with circular padding a probe reads no position out of peg", (wrapped["accuracy"] - base).abs().max(), "<", 0.06)
+lesson.claim("with circular padding peg is at chance on the task", wrapped_accuracy, "<", chance + 0.04)
 
 # %% [markdown]
 # Before the convolution the probe reads nothing; after it, it reads the row and the column most of
@@ -375,8 +380,8 @@ assert (wrapped["accuracy"] - base).abs().max() < 0.06 and wrapped_accuracy < ch
 # %% tags=["nbval-ignore-output"]
 for name in ("relative", "rope-axial", "rope-mixed", "alibi2d"):
     print(f"{name:>10}: row and column read right", " -> ".join(f"{a:.2f}" for a in read[name].tolist()))
-assert all((probes[name]["accuracy"][0] - base).abs().max() < 0.03 for name in OFFSET_ONLY)  # nothing added
-assert all(read[name][1:].max() > base + 0.15 for name in ("rope-axial", "rope-mixed"))
+lesson.claim("the offset-only models carry no position into block 0", {name: (probes[name]["accuracy"][0] - base).abs().max() for name in OFFSET_ONLY}, "<", 0.03)  # nothing added
+lesson.claim("the RoPE models carry position after a block, from the grid's edge", {name: read[name][1:].max() for name in ("rope-axial", "rope-mixed")}, ">", base + 0.15)
 
 # %% [markdown]
 # After a block or two the probe reads row and column well above chance out of both RoPE models:
@@ -416,7 +421,7 @@ assert (prior.diff() > 0).all() and prior.max() < uniform  # steeper slope, near
 distances = {name: analysis.mean_attention_distances(models[name], images) for name in ENCODINGS}
 for name in ENCODINGS:
     print(f"{name:>10}:", "  ".join(f"block {b} {v.min():.2f}-{v.max():.2f}" for b, v in enumerate(distances[name])))
-assert all(distances[name][0].max() > uniform + 0.5 for name in ("rope-axial", "rope-mixed"))
+lesson.claim("trained RoPE models have heads that look farther than uniform", {name: distances[name][0].max() for name in ("rope-axial", "rope-mixed")}, ">", uniform + 0.5)
 viz.attention_distances(distances, uniform=uniform)
 
 # %% [markdown]
@@ -474,12 +479,12 @@ widgets.inside_explorer(models, test.images[:8], encoding="rope-axial")
 #
 # | claim | assert | fails when |
 # |---|---|---|
-# | the models trained: `none` at chance, six of the others solve the task, `alibi2d` at most 3/16 | `assert accuracy["none"] < chance + 0.04, "without position every cell looks alike"` `assert all(accuracy[name] > 0.75 for name in ENCODINGS if name not in ("none", "alibi2d"))` `assert accuracy["alibi2d"] < 3 / 16 + 0.03` | a model does not train (stays at 1/16), or `none`/`alibi2d` is given an encoding that tells mirrored cells apart |
-# | the four terms add up to the block's logits; position terms carry most of the spread in the additive models, trained and untrained, mixed terms a part | `torch.testing.assert_close(total, analysis.attention_logits(measured[name], images)[0], atol=1e-5, rtol=1e-5)` `assert position_share["none"] == 0` `assert all(position_share[name] > 0.5 for name in ADDITIVE)` `assert all(cross_share[name] > 0.1 for name in ADDITIVE)` | a term is left out of the sum, or a model has no position (`none` among the additive ones: share 0) |
-# | RoPE, ALiBi and relative bias score the same content by offset only; learned and sincos2d (block 0) and peg (block 1) do not | `assert d["varies"].all() and d["fraction"].max() < 1e-9, (name, layer, d["fraction"].max())` `assert all(offset_test[name, 0]["fraction"].mean() > 0.3 for name in ("learned", "sincos2d"))` `assert offset_test["peg", 1]["fraction"].mean() > 0.3` `assert not offset_test["none", 0]["varies"].any() and not offset_test["none", 1]["varies"].any()` | an additive model is put among the offset-only ones (fraction 0.5-0.9), or an offset-only one among the additive (fraction 0) |
-# | ALiBi is symmetric in the offset; RoPE, relative bias, learned and sincos2d models are not; PE·PE is symmetric and depends on the offset alone, a random table's does not | `assert analysis.direction_asymmetry(pe @ pe.T, grid) < 1e-12` `assert pe_by_offset < 1e-9 and table_by_offset > 0.1` `assert max(asymmetry["alibi2d", layer].max() for layer in range(config.depth)) < 1e-12` `assert all(asymmetry[name, 0].mean() > 0.2 for name in ("rope-axial", "rope-mixed", "relative", "learned", "sincos2d"))` | `alibi2d` is swapped for a RoPE model (asymmetry 0.4-0.7), a RoPE model for `alibi2d` (0), or the sinusoid for a random table (not by offset about 0.3); the first assert cannot fail for a table's dot products and is there as the contrast |
-# | a probe reads no position out of `none`, and reads it out of learned and sincos2d from the start | `assert (probes["none"]["accuracy"] - base).abs().max() < 0.03 and probes["none"]["r2"].max() < 0.03` `assert all(read[name][0] > 0.8 for name in ("learned", "sincos2d"))` | `none` is swapped for a model with position (peg: 0.7 after block 1) |
+# | the models trained: `none` at chance, six of the others solve the task, `alibi2d` at most 3/16 | `lesson.claim("without position every cell looks alike", accuracy["none"], "<", chance + 0.04)` `lesson.claim("six of the others solve the task", {name: accuracy[name] for name in ENCODINGS if name not in ("none", "alibi2d")}, ">", 0.75)` `lesson.claim("alibi2d at most 3/16", accuracy["alibi2d"], "<", 3 / 16 + 0.03)` | a model does not train (stays at 1/16), or `none`/`alibi2d` is given an encoding that tells mirrored cells apart |
+# | the four terms add up to the block's logits; position terms carry most of the spread in the additive models, trained and untrained, mixed terms a part | `torch.testing.assert_close(total, analysis.attention_logits(measured[name], images)[0], atol=1e-5, rtol=1e-5)` `assert position_share["none"] == 0` `lesson.claim("position terms carry most of the spread in the additive models", {name: position_share[name] for name in ADDITIVE}, ">", 0.5)` `lesson.claim("mixed terms carry a part of the spread in the additive models", {name: cross_share[name] for name in ADDITIVE}, ">", 0.1)` | a term is left out of the sum, or a model has no position (`none` among the additive ones: share 0) |
+# | RoPE, ALiBi and relative bias score the same content by offset only; learned and sincos2d (block 0) and peg (block 1) do not | `assert d["varies"].all() and d["fraction"].max() < 1e-9, (name, layer, d["fraction"].max())` `lesson.claim("learned and sincos2d (block 0) do not score by offset only", {name: offset_test[name, 0]["fraction"].mean() for name in ("learned", "sincos2d")}, ">", 0.3)` `lesson.claim("peg (block 1) does not score by offset only", offset_test["peg", 1]["fraction"].mean(), ">", 0.3)` `assert not offset_test["none", 0]["varies"].any() and not offset_test["none", 1]["varies"].any()` | an additive model is put among the offset-only ones (fraction 0.5-0.9), or an offset-only one among the additive (fraction 0) |
+# | ALiBi is symmetric in the offset; RoPE, relative bias, learned and sincos2d models are not; PE·PE is symmetric and depends on the offset alone, a random table's does not | `assert analysis.direction_asymmetry(pe @ pe.T, grid) < 1e-12` `assert pe_by_offset < 1e-9` `lesson.claim("a random table's dot products do not depend on the offset alone", table_by_offset, ">", 0.1)` `assert max(asymmetry["alibi2d", layer].max() for layer in range(config.depth)) < 1e-12` `lesson.claim("RoPE, relative bias, learned and sincos2d models are not symmetric in the offset", {name: asymmetry[name, 0].mean() for name in ("rope-axial", "rope-mixed", "relative", "learned", "sincos2d")}, ">", 0.2)` | `alibi2d` is swapped for a RoPE model (asymmetry 0.4-0.7), a RoPE model for `alibi2d` (0), or the sinusoid for a random table (not by offset about 0.3); the first assert cannot fail for a table's dot products and is there as the contrast |
+# | a probe reads no position out of `none`, and reads it out of learned and sincos2d from the start | `lesson.claim("a probe reads no row or column out of none", (probes["none"]["accuracy"] - base).abs().max(), "<", 0.03)` `lesson.claim("a probe reads no coordinates out of none", probes["none"]["r2"].max(), "<", 0.03)` `lesson.claim("a probe reads position out of learned and sincos2d from the start", {name: read[name][0] for name in ("learned", "sincos2d")}, ">", 0.8)` | `none` is swapped for a model with position (peg: 0.7 after block 1) |
 # | on a blank image PEG's zero padding makes 9 kinds of token; attention-only encodings make 1 | `assert counts["peg"] == [1, 9]` `assert all(counts[name] == [1, 1] for name in ("none", "relative", "rope-axial", "rope-mixed", "alibi2d"))` `assert all(counts[name] == [16, 16] for name in ("learned", "sincos2d"))` | the padding is circular (peg gives [1, 1]) |
-# | a probe reads absolute position out of `peg` only after its convolution; with circular padding the answers do not change under a shift around the wrap, the probe reads nothing and the task is at chance | `assert (probes["peg"]["accuracy"][:2] - base).abs().max() < 0.03` `assert probes["peg"]["accuracy"][2].min() > 0.5 and probes["peg"]["r2"][2].min() > 0.5` `assert wrapped_shift < 1e-4 and zero_shift > 0.1` `assert (wrapped["accuracy"] - base).abs().max() < 0.06 and wrapped_accuracy < chance + 0.04` | the convolution acts before block 0 (`at_layer=0`: the first fails), or the padding stays zeros in the control (shift change about 1, probe 0.7, task accuracy 1.0) |
-# | the offset-only models carry no position into block 0; the RoPE models carry it after a block, from the grid's edge | `assert all((probes[name]["accuracy"][0] - base).abs().max() < 0.03 for name in OFFSET_ONLY)` `assert all(read[name][1:].max() > base + 0.15 for name in ("rope-axial", "rope-mixed"))` | an additive model is among the offset-only ones (0.97 at the input), or `none` or `alibi2d` takes a RoPE model's place (at most 0.33) |
-# | on a blank image `none` attends uniformly and ALiBi by its slopes; trained RoPE models have heads that look farther than uniform | `torch.testing.assert_close(none_blank, torch.full_like(none_blank, uniform))` `torch.testing.assert_close(alibi_blank, prior.expand_as(alibi_blank))` `assert (prior.diff() > 0).all() and prior.max() < uniform` `assert all(distances[name][0].max() > uniform + 0.5 for name in ("rope-axial", "rope-mixed"))` | a model without a learned score (`none`, `alibi2d`) takes a RoPE model's place (at most about 2.2 in block 0), or the sinusoidal one (at most 2.40) |
+# | a probe reads absolute position out of `peg` only after its convolution; with circular padding the answers do not change under a shift around the wrap, the probe reads nothing and the task is at chance | `lesson.claim("a probe reads no position out of peg before the convolution acts", (probes["peg"]["accuracy"][:2] - base).abs().max(), "<", 0.03)` `lesson.claim("a probe reads row and column out of peg after its convolution", probes["peg"]["accuracy"][2].min(), ">", 0.5)` `lesson.claim("a probe reads coordinates out of peg after its convolution", probes["peg"]["r2"][2].min(), ">", 0.5)` `assert wrapped_shift < 1e-4` `lesson.claim("with zero padding, shifting the image changes the answers", zero_shift, ">", 0.1)` `lesson.claim("with circular padding a probe reads no position out of peg", (wrapped["accuracy"] - base).abs().max(), "<", 0.06)` `lesson.claim("with circular padding peg is at chance on the task", wrapped_accuracy, "<", chance + 0.04)` | the convolution acts before block 0 (`at_layer=0`: the first fails), or the padding stays zeros in the control (shift change about 1, probe 0.7, task accuracy 1.0) |
+# | the offset-only models carry no position into block 0; the RoPE models carry it after a block, from the grid's edge | `lesson.claim("the offset-only models carry no position into block 0", {name: (probes[name]["accuracy"][0] - base).abs().max() for name in OFFSET_ONLY}, "<", 0.03)` `lesson.claim("the RoPE models carry position after a block, from the grid's edge", {name: read[name][1:].max() for name in ("rope-axial", "rope-mixed")}, ">", base + 0.15)` | an additive model is among the offset-only ones (0.97 at the input), or `none` or `alibi2d` takes a RoPE model's place (at most 0.33) |
+# | on a blank image `none` attends uniformly and ALiBi by its slopes; trained RoPE models have heads that look farther than uniform | `torch.testing.assert_close(none_blank, torch.full_like(none_blank, uniform))` `torch.testing.assert_close(alibi_blank, prior.expand_as(alibi_blank))` `assert (prior.diff() > 0).all() and prior.max() < uniform` `lesson.claim("trained RoPE models have heads that look farther than uniform", {name: distances[name][0].max() for name in ("rope-axial", "rope-mixed")}, ">", uniform + 0.5)` | a model without a learned score (`none`, `alibi2d`) takes a RoPE model's place (at most about 2.2 in block 0), or the sinusoidal one (at most 2.40) |
