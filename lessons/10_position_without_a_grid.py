@@ -358,8 +358,9 @@ lesson.claim("the sinusoid beats no encoding by more than 0.02 on average", summ
 # lies between them on average.
 #
 # Why does σ = 2 lose nothing? Here the tokens are the *same* nodes at test time as in training. A
-# random σ = 2 table is a fixed name tag for each node, and its 32 vectors are nearly orthogonal
-# (below), so attention can tell every node from every other and learn, through its query and key
+# random σ = 2 table is a fixed name tag for each node, and its 32 vectors are far from alike: two
+# of them have a cosine similarity of about ±0.14 (random vectors at width 32: $\sqrt{2/\pi}/\sqrt{32}$
+# on average, below), so attention can tell every node from every other and learn, through its query and key
 # weights, which nodes to listen to for each masked one; it does not need similar vectors for nodes
 # that belong together. The sinusoid is a fixed name tag too, but a crowded one: with base 10,000
 # most of its wavelengths are far longer than 32 tokens, so its vectors are much alike, which fits
@@ -375,12 +376,13 @@ tags = {
 }
 alike = {name: analysis.cosine_similarity(t)[off_diagonal] for name, t in tags.items()}
 for name, sims in alike.items():
-    print(f"{name:>13}: cosine similarity of two tokens' vectors, mean {sims.mean():+.2f}, lowest {sims.min():+.2f}")
+    print(f"{name:>13}: cosine similarity of two tokens' vectors, mean {sims.mean():+.2f}, mean size {sims.abs().mean():.2f}, "
+          f"lowest {sims.min():+.2f}")
 assert alike["1-D sinusoid"].mean() > 0.5 and alike["1-D sinusoid"].min() > 0.3
-lesson.claim("a σ = 2 draw's vectors are nearly orthogonal", alike["σ = 2 draw"].mean().abs(), "<", 0.05)
+lesson.claim("a σ = 2 draw's vectors are far from alike", alike["σ = 2 draw"].abs().mean(), "<", 0.25)
 
 # %% [markdown]
-# What a small start buys here is a table whose own geometry *is* the network's structure, readable
+# What a small start buys here is a table whose own geometry reflects the network's structure, readable
 # without the rest of the model. Whether it also buys better prediction needs a test where name
 # tags are not enough (less data, nodes seen in new combinations): the exercises start there.
 #
@@ -403,7 +405,7 @@ lesson.claim("a σ = 2 draw's vectors are nearly orthogonal", alike["σ = 2 draw
 # - A learned table started small recovers the modules (block-diagonal similarity once sorted, far
 #   above a permutation null); one started at σ = 2 stays the random draw it started as.
 # - Held-out error does not reward the small start here (and the smallest start is worse): a random
-#   table's nearly orthogonal vectors are name tags enough for attention to learn whom to listen to.
+#   table's distinct vectors are name tags enough for attention to learn whom to listen to.
 #
 # ## Exercises
 #
@@ -431,4 +433,4 @@ lesson.claim("a σ = 2 draw's vectors are nearly orthogonal", alike["σ = 2 draw
 # | both tables move by about the same amount, well under half the reach; for σ = 0.1 that is more than half its size, for σ = 2 under a tenth | `lesson.claim("both tables move by well under half the reach", {arm: live[arm][1]["moved_rms"] for arm in ("0.1", "2.0")}, "<", reach / 2)` `lesson.claim("the σ = 0.1 table moves more than half as far as the σ = 2 table", live["0.1"][1]["moved_rms"] / live["2.0"][1]["moved_rms"], ">", 0.5)` `lesson.claim("the σ = 0.1 table moves less than twice as far as the σ = 2 table", live["0.1"][1]["moved_rms"] / live["2.0"][1]["moved_rms"], "<", 2)` `lesson.claim("the σ = 0.1 table moves by more than half its size", moved_small, ">", 0.5)` `lesson.claim("the σ = 2 table moves by less than a tenth of its size", moved_large, "<", 0.1)` | one table's learning rate is scaled (`position_lr_scale`) |
 # | recorded, every seed: σ ≤ 0.1 recovers the modules (more than 0.2 above the null's 95th percentile), σ = 2 is within 0.01 of it; ARI above 0.4 at σ = 0.1, below 0.1 at σ = 2, at its null's 95th percentile on one σ = 0.02 seed; the module code is exact; the sinusoid below its null's 95th percentile; mean recovery falls with σ; small σ rose by more than 0.25 from its draw, σ = 2 by less than 0.05 | `lesson.claim("recorded: small σ far above the null", {f"{arm}, seed {s}": margin(by[arm, s]) for arm in small_sigmas for s in seeds}, ">", 0.2)` `lesson.claim("recorded: σ = 2 at its null", {f"seed {s}": margin(by["2.0", s]) for s in seeds}, "<", 0.01)` `lesson.claim("recorded: ARI above 0.4 at σ = 0.1", {f"seed {s}": by["0.1", s]["recovery"]["ari"] for s in seeds}, ">", 0.4)` `lesson.claim("recorded: ARI below 0.1 at σ = 2", {f"seed {s}": by["2.0", s]["recovery"]["ari"] for s in seeds}, "<", 0.1)` `assert all(by["modules", s]["recovery"]["ari"] == 1.0 for s in seeds)` `lesson.claim("recorded: the sinusoid below its null's 95th percentile", {f"seed {s}": margin(by["sincos1d", s]) for s in seeds}, "<", 0)` `lesson.claim("recorded: the larger σ, the less of the modules", [a - b for a, b in zip(recovered, recovered[1:])], ">=", 0)` `lesson.claim("recorded: ARI above 0.4 at σ = 0.1, rounded to two places", ari["0.1"], ">", 0.4)` `lesson.claim("recorded: on one σ = 0.02 seed the ARI only reaches its null's 95th percentile", min(ari_margin), "<", 0.01)` `lesson.claim("recorded: small σ rose by more than 0.25 from its draw", rose["0.02"] + rose["0.1"], ">", 0.25)` `lesson.claim("recorded: σ = 2 rose by less than 0.05 from its draw", rose["2.0"], "<", 0.05)` | the sweep is recorded with a learning rate that rewrites a σ = 2 table, without shuffling the nodes (the sinusoid's fails), or with runs that did not train (small σ stays at its null) |
 # | recorded: held-out error does not reward σ = 0.1 over σ = 2 (never better by more than 0.01, worse by more than 0.04 on one seed); σ = 0.02 is worse than σ = 2 on training and later steps; σ = 2 matches the module code on average (within 0.01); learned tables beat no encoding by more than 0.05, σ = 2 on every seed; the sinusoid lies between on average | `lesson.claim("σ = 0.1 never predicts better than σ = 2 by more than 0.01", gap, ">", -0.01)` `lesson.claim("on one seed σ = 0.1 is clearly worse", max(gap), ">", 0.04)` `lesson.claim(f"σ = 0.02 is worse than σ = 2 on the {split} steps", summary["0.02"][f"unexplained_{split}"] - summary["2.0"][f"unexplained_{split}"], ">", 0.03)` `lesson.claim("σ = 2 matches the module code on average", abs(summary["2.0"]["unexplained_later"] - summary["modules"]["unexplained_later"]), "<", 0.01)` `lesson.claim("every learned table beats no encoding by more than 0.05 on average", {a: summary["none"]["unexplained_later"] - summary[a]["unexplained_later"] for a in learned}, ">", 0.05)` `lesson.claim("σ = 2 beats no encoding by more than 0.05 on every seed", {f"seed {s}": by["none", s]["unexplained"]["later"] - by["2.0", s]["unexplained"]["later"] for s in seeds}, ">", 0.05)` `lesson.claim("every learned table predicts better than the sinusoid on average", {a: summary["sincos1d"]["unexplained_later"] - summary[a]["unexplained_later"] for a in learned}, ">", 0)` `lesson.claim("the sinusoid beats no encoding by more than 0.02 on average", summary["none"]["unexplained_later"] - summary["sincos1d"]["unexplained_later"], ">", 0.02)` | σ = 0.1 predicts better than σ = 2 by more than 0.01 on some seed (a setting where name tags are not enough), a small table that has grown by the end of training (σ = 0.02 no longer worse), or a run that never trained (its error near 1) |
-# | a σ = 2 draw's vectors are nearly orthogonal; the sinusoid's are much alike at width 32 | `assert alike["1-D sinusoid"].mean() > 0.5 and alike["1-D sinusoid"].min() > 0.3` `lesson.claim("a σ = 2 draw's vectors are nearly orthogonal", alike["σ = 2 draw"].mean().abs(), "<", 0.05)` | the sinusoid's base is made small enough for its wavelengths to fit the 32 tokens (base 32: mean 0.23, lowest −0.17), or the σ = 2 draw is not centred |
+# | a σ = 2 draw's vectors are far from alike (mean \|cos\| near 0.14); the sinusoid's are much alike at width 32 | `assert alike["1-D sinusoid"].mean() > 0.5 and alike["1-D sinusoid"].min() > 0.3` `lesson.claim("a σ = 2 draw's vectors are far from alike", alike["σ = 2 draw"].abs().mean(), "<", 0.25)` | the sinusoid's base is made small enough for its wavelengths to fit the 32 tokens (base 32: mean 0.23, lowest −0.17), or the σ = 2 draw is replaced by the sinusoid (mean \|cos\| above 0.5) |
