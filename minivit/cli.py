@@ -37,7 +37,15 @@ from minivit.devices import (
     pick_device,
 )
 from minivit.evaluate import evaluate, evaluate_resolutions
-from minivit.train import SCHEDULES, Interrupted, TrainingDiverged, check_fit_options, check_train_set, fit
+from minivit.train import (
+    OPTIMIZERS,
+    SCHEDULES,
+    Interrupted,
+    TrainingDiverged,
+    check_fit_options,
+    check_train_set,
+    fit,
+)
 
 RUN = "run.json"
 RUN_KEYS = ("task", "config", "test_size", "seed", "data_root")  # what `eval` reads from run.json
@@ -109,7 +117,13 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--pool", choices=POOLS, help="how tokens become one vector (default: the preset's)")
     t.add_argument("--steps", type=int, default=800, help="training steps")
     t.add_argument("--batch-size", type=int, default=128, help="images per step (over all processes)")
-    t.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (AdamW, after the warmup)")
+    t.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (after the warmup)")
+    t.add_argument(
+        "--optimizer",
+        choices=OPTIMIZERS,
+        default="adamw",
+        help="AdamW, or SGD with momentum 0.9 (whose step grows with the gradient's scale)",
+    )
     t.add_argument(
         "--weight-decay",
         type=float,
@@ -208,6 +222,7 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
         schedule=args.schedule,
         label_smoothing=args.label_smoothing,
         grad_clip=args.grad_clip or None,
+        optimizer=args.optimizer,
         precision=args.precision,
         checkpoint_every=args.checkpoint_every,
         seed=args.seed,
@@ -296,6 +311,7 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
         schedule=args.schedule,
         label_smoothing=args.label_smoothing,
         grad_clip=args.grad_clip or None,
+        optimizer=args.optimizer,
         augment=augment,
         precision=args.precision,
         compile=args.compile,
