@@ -159,3 +159,37 @@ def test_help_shows_each_default_once_and_never_none():
         assert "(default: None)" not in text and "(default: False)" not in text, name
         assert not re.search(r"\(default: [^)]*\) \(default:", text), name
         assert "--resume" not in text or "start from step 0" in text
+
+
+def test_train_takes_the_optimizer(tmp_path):
+    """--optimizer reaches fit. The first step of Adam moves every weight with a gradient by about the
+    learning rate (m / sqrt(v) = g / |g|); SGD's moves it by lr x its gradient, sizes that differ."""
+    import torch
+
+    from minivit.checkpoint import load_model
+
+    one_step = ["--steps", "1", "--warmup", "0", "--grad-clip", "0", "--weight-decay", "0"]
+    after = {}
+    for name, optimizer, lr in (("a", "sgd", "0.1"), ("b", "sgd", "0.2"), ("adam", "adamw", "0.1")):
+        args = [
+            "train",
+            *SMALL,
+            *one_step,
+            "--optimizer",
+            optimizer,
+            "--lr",
+            lr,
+            "--out",
+            str(tmp_path / name),
+        ]
+        assert main(args) == 0
+        after[name] = torch.nn.utils.parameters_to_vector(load_model(tmp_path / name).parameters()).detach()
+    start = 2 * after["a"] - after["b"]  # both SGD steps are linear in lr, so this is where they began
+    for name, spread in (("a", "uneven"), ("adam", "even")):
+        move = (after[name] - start).abs()
+        move = move[move > 1e-6]
+        ratio = (move.max() / move.median()).item()
+        assert (ratio > 3) == (spread == "uneven"), (name, ratio)
+    with pytest.raises(SystemExit):
+        main(["train", *SMALL, "--optimizer", "lbfgs", "--out", str(tmp_path / "c")])
+    assert not (tmp_path / "c").exists()
