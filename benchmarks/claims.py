@@ -73,11 +73,23 @@ def read_records(path: Path = RECORDS) -> list[dict]:
 
 def run_lesson(py: Path, seed: int, threads: int, timeout: int) -> dict:
     """Run one lesson top to bottom in a fresh kernel; returns its record."""
+    source = py.read_bytes()  # the text that runs is the text that is hashed, even if py is edited meanwhile
     with tempfile.TemporaryDirectory(prefix="claims-") as tmp:
         notebook = Path(tmp) / f"{py.stem}.ipynb"
         claims = Path(tmp) / "claims.jsonl"
+        (Path(tmp) / py.name).write_bytes(source)
         subprocess.run(
-            [sys.executable, "-m", "jupytext", "--quiet", "--to", "ipynb", "-o", str(notebook), str(py)],
+            [
+                sys.executable,
+                "-m",
+                "jupytext",
+                "--quiet",
+                "--to",
+                "ipynb",
+                "-o",
+                str(notebook),
+                str(Path(tmp) / py.name),
+            ],
             check=True,
         )
         env = {
@@ -107,7 +119,7 @@ def run_lesson(py: Path, seed: int, threads: int, timeout: int) -> dict:
 
     return {
         "lesson": py.stem,
-        "source": source_hash(py),
+        "source": hashlib.sha256(source).hexdigest()[:12],
         "seed": seed,
         "threads": threads,
         "ok": error is None,
