@@ -161,15 +161,15 @@ before = analysis.entropy(maps_before).mean().item()
 before_pytorch = analysis.entropy(maps_pytorch).mean().item()
 print(f"untrained, minivit's init:  entropy {before:.5f} (log 9 = {math.log(9):.5f}), scores spread {spread(maps_before):.3f}")
 print(f"untrained, PyTorch's init:  entropy {before_pytorch:.5f}, scores spread {spread(maps_pytorch):.3f}")
-history = fit(trained, data, steps=500, lr=3e-3, eval_data=test, desc="sincos2d", seed=SEED)
+history = fit(trained, data, steps=1000, lr=3e-3, eval_data=test, desc="sincos2d", seed=SEED)
 after = analysis.entropy(trained.eval().attention_maps(test.images[:200])[0]).mean().item()
 print(f"accuracy {history.final_eval:.2f}; mean entropy of block 0: {before:.3f} before, {after:.3f} after")
 
 # %% tags=["nbval-ignore-output"]
 assert before > 0.9999 * math.log(9), "minivit's small init: uniform attention, to four digits"
 assert before_pytorch < 0.9999 * math.log(9), "PyTorch's default init: less uniform"
-lesson.claim("training makes block 0 nearly one-hot", after / math.log(9), "<", 0.1)
-lesson.claim("the task is learned", history.final_eval, ">", 0.6)
+lesson.claim("training makes block 0 nearly one-hot", after / math.log(9), "<", 0.25)
+lesson.claim("the task is learned", history.final_eval, ">", 0.8)
 circle = int((test.layout[0] == 1).nonzero())  # the patch that holds the circle
 print("test image 0:", test.classes[test.labels[0]], "- the circle is in patch", circle)
 widgets.attention_view(trained, test.images[0], query=circle)
@@ -187,13 +187,17 @@ shapes = (test.layout[:200] >= 0).float()  # (B, N): 1 on the circle's and the s
 on_shapes = (maps * shapes[:, None, None, :]).sum(-1).mean().item()
 distance = analysis.mean_attention_distance(maps, grid)  # (H,)
 uniform = analysis.grid_distances(grid).mean().item()
-print(f"block 0 puts {on_shapes:.1%} of its attention on the two shapes (uniform: {2 / 9:.0%})")
+print(f"block 0 puts {on_shapes:.1%} of its attention on the two shapes (uniform: {2 / 9:.0%}); per head:",
+      [f"{s:.0%}" for s in (maps * shapes[:, None, None, :]).sum(-1).mean((0, 2)).tolist()])
 print("mean attention distance per head:", [round(d, 2) for d in distance.tolist()], f"(uniform: {uniform:.2f})")
-lesson.claim("every patch looks at the circle or the square", on_shapes, ">", 0.9)
+lesson.claim("block 0 looks at the circle and the square far more than uniform attention would", on_shapes, ">", 0.35)
 lesson.claim("as far away as they are: the heads are not local", (distance - uniform).abs().max(), "<", 0.1)
 
 # %% [markdown]
-# So block 0 finds the two shapes by what they look like, wherever they are. The answer, though,
+# On most seeds both heads put nearly all their attention on the two shapes; on some a head looks
+# at the empty patches instead (run the lesson with `MINIVIT_SEED=6`), which locates the shapes
+# just as well. Either way block 0 finds the shapes by what the patches look like, wherever they
+# are. The answer, though,
 # is about *where* the circle is relative to the square, and attention itself cannot see that
 # (the last section shows why): it can only come from the position encoding added to the two
 # shapes' tokens. Lesson 02 looks at what an added encoding does inside attention.
@@ -260,7 +264,8 @@ widgets.attention_explorer(trained, test.images[:20])
 # - Multi-head attention is the same computation on slices of the width, concatenated and projected.
 # - A new `minivit` model attends uniformly (to four digits) because its weights start small;
 #   PyTorch's default init gives scores about 15 times wider. Training makes block 0 nearly
-#   one-hot: each patch looks at the circle or the square, as far away as they happen to be.
+#   one-hot: mostly on the circle and the square (on some seeds a head on the empty patches), as far
+#   away as they happen to be.
 #   The temperature trades sharp for flat attention.
 # - Attention treats its inputs as a set: reordering keys and values changes nothing, and equal
 #   contents get equal outputs wherever they are. Position has to be put in from outside, and the
@@ -289,8 +294,8 @@ widgets.attention_explorer(trained, test.images[:20])
 # | multi-head attention is the one head on slices of the width, concatenated and projected | `torch.testing.assert_close(heads_out[0], out0)` `torch.testing.assert_close(by_hand, package[0])` `torch.testing.assert_close(heads_weights, package_weights[0])` | the heads are cut from the width the other way (`reshape(9, Dh, H)`) |
 # | an untrained `minivit` model attends uniformly, to four digits | `assert before > 0.9999 * math.log(9)` | the model has PyTorch's default `Linear` init |
 # | PyTorch's default init is less uniform | `assert before_pytorch < 0.9999 * math.log(9)` | the copy keeps `minivit`'s init |
-# | training makes block 0 nearly one-hot, and the task is learned | `lesson.claim("training makes block 0 nearly one-hot", after / math.log(9), "<", 0.1)` `lesson.claim("the task is learned", history.final_eval, ">", 0.6)` | training stops after 5 steps |
-# | block 0 looks at the two shapes | `lesson.claim("every patch looks at the circle or the square", on_shapes, ">", 0.9)` | the untrained model's attention (22%) |
+# | training makes block 0 nearly one-hot, and the task is learned | `lesson.claim("training makes block 0 nearly one-hot", after / math.log(9), "<", 0.25)` `lesson.claim("the task is learned", history.final_eval, ">", 0.8)` | training stops after 5 steps |
+# | block 0 looks at the two shapes | `lesson.claim("block 0 looks at the circle and the square far more than uniform attention would", on_shapes, ">", 0.35)` | the untrained model's attention (22%) |
 # | the heads are not local: they look as far as the shapes are | `lesson.claim("as far away as they are: the heads are not local", (distance - uniform).abs().max(), "<", 0.1)` | each patch attends to itself (distance 0) |
 # | the temperature can be changed from the weights alone | `torch.testing.assert_close(analysis.with_temperature(weights, 0.5), (scores / 0.5).softmax(-1))` | the weights are raised to T instead of 1/T |
 # | a higher temperature flattens attention | `lesson.claim("higher temperature, flatter attention", [b - a for a, b in zip(entropies, entropies[1:])], ">", 0)` `lesson.claim("at T = 20 more than half of log 9", entropies[-1] / math.log(9), ">", 0.5)` `lesson.claim("at T = 1 less than half of log 9", entropies[1] / math.log(9), "<", 0.5)` | the weights are raised to T instead of 1/T |
