@@ -180,11 +180,11 @@ print(f"RoPE: score(+k) and score(-k) differ by up to {direction:.0%} of the lar
 
 # %%
 assert offset_share(added["position . position, M = I (lesson 02)"]) > 1 - 1e-9
-assert offset_share(added["added: all four terms"]) < 0.95, "added sinusoids are absolute inside attention"
+lesson.claim("added sinusoids are absolute inside attention: well below 1", offset_share(added["added: all four terms"]), "<", 0.5)
 assert offset_share(rotated) > 1 - 1e-9, "RoPE: a function of the offset, for any W_q, W_k"
 pe_by_offset = by_offset(added["position . position, M = I (lesson 02)"])
 torch.testing.assert_close(pe_by_offset, pe_by_offset.flip(0))  # p_m . p_n is even in the offset
-assert direction > 0.05, "RoPE's score tells +k from -k"
+lesson.claim("RoPE's score tells +k from -k", direction, ">", 0.05)
 
 # %% [markdown]
 # Added sinusoids are absolute inside attention: the cross terms alone bring it well below 1, and a
@@ -293,7 +293,7 @@ print(f"mixed across the diagonal, q = k = ones: s(1,1) - s(1,-1) = {at(stripe, 
 assert axial_diag < 1e-4, "axial: a row part plus a column part, for any q and k"
 assert peak == (1, 1), "axial RoPE can single out the diagonal neighbour"
 assert abs(interaction(peaked)) < 1e-4 and abs(interaction(axial_scores)) < 1e-4
-assert interaction(stripe) > 0.1 * stripe.max(), "a mixed plane wave couples rows and columns"
+lesson.claim("a mixed plane wave couples rows and columns", interaction(stripe) / stripe.max(), ">", 0.1)
 viz.offset_tables({"axial, random q, k": axial_scores, "axial, key turned back by (1, 1)": peaked,
                    "mixed across the diagonal": stripe})
 
@@ -431,14 +431,14 @@ widgets.rope_explorer(head_dim=32)
 # | `rotate_half` is the same rotation with the channels reordered | `torch.testing.assert_close(q_half[:, order], rotate_pairs(q[:, order], angles))` | the channels are not reordered |
 # | the rotated score depends only on the offset: constant diagonals | `torch.testing.assert_close(diagonal, diagonal[:1].expand_as(diagonal), atol=1e-5, rtol=0)` | queries and keys are rotated by different positions |
 # | $p_m\cdot p_n$ alone is a function of the offset (lesson 02) | `assert offset_share(added["position . position, M = I (lesson 02)"]) > 1 - 1e-9` | a random $M$ sits between them (share 0.03 with seed 0) |
-# | an added encoding is absolute inside attention | `assert offset_share(added["added: all four terms"]) < 0.95, "added sinusoids are absolute inside attention"` | there is no content and $M = I$ (share 1) |
+# | an added encoding is absolute inside attention | `lesson.claim("added sinusoids are absolute inside attention: well below 1", offset_share(added["added: all four terms"]), "<", 0.5)` | there is no content and $M = I$ (share 1) |
 # | RoPE's score is a function of the offset for any $W_q, W_k$ | `assert offset_share(rotated) > 1 - 1e-9, "RoPE: a function of the offset, for any W_q, W_k"` | the encoding is added instead (share 0.19 with seed 0) |
 # | $p_m\cdot p_n$ is even in the offset: blind to left and right | `torch.testing.assert_close(pe_by_offset, pe_by_offset.flip(0))` | a random $M$ mixes sines and cosines |
-# | RoPE's score tells $+k$ from $-k$ | `assert direction > 0.05, "RoPE's score tells +k from -k"` | $W_q x$ and $W_k x$ are parallel ($W_q = W_k$) |
+# | RoPE's score tells $+k$ from $-k$ | `lesson.claim("RoPE's score tells +k from -k", direction, ">", 0.05)` | $W_q x$ and $W_k x$ are parallel ($W_q = W_k$) |
 # | axial RoPE's score is a row part plus a column part, for any $q, k$ | `assert axial_diag < 1e-4, "axial: a row part plus a column part, for any q and k"` | the frequencies point across the diagonal (mixed) |
 # | axial RoPE can single out the diagonal neighbour (1, 1) | `assert peak == (1, 1), "axial RoPE can single out the diagonal neighbour"` | the key is not turned back by (1, 1) ($k = q$: the peak is at (0, 0)) |
 # | axial RoPE: $s(1,1) - s(1,-1) = s(0,1) - s(0,-1)$, even where it peaks on the diagonal | `assert abs(interaction(peaked)) < 1e-4 and abs(interaction(axial_scores)) < 1e-4` | mixed RoPE with frequencies across the diagonal |
-# | a mixed plane wave across the diagonal couples rows and columns (a stripe) | `assert interaction(stripe) > 0.1 * stripe.max(), "a mixed plane wave couples rows and columns"` | its frequencies lie along the axes (axial RoPE) |
+# | a mixed plane wave across the diagonal couples rows and columns (a stripe) | `lesson.claim("a mixed plane wave couples rows and columns", interaction(stripe) / stripe.max(), ">", 0.1)` | its frequencies lie along the axes (axial RoPE) |
 # | mixed RoPE with axis-aligned frequencies is axial RoPE | `torch.testing.assert_close(score_by_offset(aligned, qv, kv), axial_scores, atol=1e-5, rtol=0)` | the column and row halves are swapped |
 # | mixed RoPE learns a relation: every run tells a row pair from a column pair | `lesson.claim("every run tells a row pair from a column pair (chance 0.5)", axis_accuracy, ">", 0.9)` | the model trains without rotations (frequencies zero and frozen) |
 # | without its rotations the trained model is at chance: position comes only through them | `lesson.claim("without its rotations the same model is at chance", no_rotation - 0.25, "<", 0.05)` | the rotations are kept |
