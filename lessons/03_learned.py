@@ -186,7 +186,8 @@ for name in models:
 # - **1.0**: the random vectors are already far apart, so each position can be recognised by its
 #   own vector. This model fits the task in 300 steps, and is ahead of the 0.02 model by then (both
 #   asserted below, and checked over twelve seeds: `lessons/CLAIMS.md`). Its table keeps no 2-D
-#   layout (structure ≈ 0 before and after). Training does move it, but $\Delta$ is a few percent of
+#   layout: its structure is that of a random draw (near 0, before and after), and training
+#   leaves it there. Training does move it, but $\Delta$ is a few percent of
 #   the random start, so whatever $\Delta$ holds does not show in the table the model uses. Whether
 #   $\Delta$ groups positions by cell depends on the seed: its contrast is above its null on some
 #   seeds and not on others (compare the two numbers printed for 1.0).
@@ -230,7 +231,7 @@ print(f"init zeros, trained on shuffled labels: loss {loss_shuffled:.2f} (ln 9 =
 lesson.claim("the large table fits the task", accuracy["1.0"], ">", 0.85)
 lesson.claim("ahead of 0.02 after 300 steps", accuracy["1.0"] - accuracy["0.02"], ">", 0.1)
 lesson.claim("and fits as well without training the table: the random vectors suffice", abs(accuracy_frozen - accuracy["1.0"]), "<", 0.05)
-lesson.claim("the large table keeps no layout", abs(structure["1.0"][-1]), "<", 0.06)
+lesson.claim("the large table gains no layout in training", abs(structure["1.0"][-1] - structure["1.0"][0]), "<", 0.03)
 lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1)
 lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1)
 lesson.claim("a small table acquires more 2-D structure", structure["0.02"][-1] - structure["1.0"][-1], ">", 0.03)
@@ -354,7 +355,7 @@ widgets.learned_explorer(snapshots, grid)
 # | σ = 1 dominates the patch tokens, 0.02 does not, zeros is nothing | `assert table_norms["zeros"] == 0 and table_norms["0.02"] < token_norm < table_norms["1.0"]` | the σ = 1 model is drawn with σ = 0.02 |
 # | the σ = 1 model fits the task in 300 steps, ahead of 0.02 | `lesson.claim("the large table fits the task", accuracy["1.0"], ">", 0.85)` `lesson.claim("ahead of 0.02 after 300 steps", accuracy["1.0"] - accuracy["0.02"], ">", 0.1)` | the σ = 1 model gets the 0.02 start |
 # | it fits with the random table as it is | `lesson.claim("and fits as well without training the table: the random vectors suffice", abs(accuracy_frozen - accuracy["1.0"]), "<", 0.05)` | the frozen table is zeros (chance) |
-# | the σ = 1 table keeps no layout | `lesson.claim("the large table keeps no layout", abs(structure["1.0"][-1]), "<", 0.06)` | the 0.02 table is measured instead |
+# | the σ = 1 table keeps no layout: training leaves its structure where the random draw put it | `lesson.claim("the large table gains no layout in training", abs(structure["1.0"][-1] - structure["1.0"][0]), "<", 0.03)` | the 0.02 table is measured instead |
 # | what training adds to it is small beside its start, and outgrows the 0.02 start | `lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1)` `lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1)` | the two starts swap (σ = 1 for the 0.02 model and back) |
 # | the 0.02 table acquires more 2-D structure than the σ = 1 one | `lesson.claim("a small table acquires more 2-D structure", structure["0.02"][-1] - structure["1.0"][-1], ">", 0.03)` | the 0.02 model gets the σ = 1 start |
 # | a smooth layout scores 0 on the cell contrast | `torch.testing.assert_close(cell_contrast(sincos_2d(grid, 64)), 0.0, atol=1e-6, rtol=0)` | the pairs inside and across cells take different mixes of directions (e.g. only row neighbours across) |
