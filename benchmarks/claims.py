@@ -7,9 +7,11 @@ value, the bound and the margin when ``MINIVIT_CLAIMS`` names a file. This scrip
 10-11 on two threads, and writes:
 
 - `benchmarks/claims.jsonl`: one JSON line per lesson x seed x threads, appended as each run ends
-  (the lesson's source hash, the machine, torch, seconds, the error if the lesson stopped, and every
-  claim's record). A re-run skips what is recorded for the lesson's current source, so the sweep can
-  be stopped and resumed, and an edited lesson is run again.
+  (the hashes of the lesson's source and of its code cells, the machine, torch, seconds, the error if
+  the lesson stopped, and every claim's record). A re-run skips what is recorded for the lesson's
+  current code, so the sweep can be stopped and resumed; a lesson whose code changed is run again,
+  one whose prose alone changed is not (runs recorded before the edit are matched to the code they
+  ran through the lesson's git history).
 - `lessons/CLAIMS.md`: a table per lesson, a row per claim: runs passed, smallest and median margin;
   a claim that fails a run, or whose smallest margin is under a fifth of its median, is flagged.
 
@@ -46,6 +48,38 @@ THIN = 5  # a smallest margin under median / THIN is flagged
 
 def source_hash(py: Path) -> str:
     return hashlib.sha256(py.read_bytes()).hexdigest()[:12]
+
+
+def code_hash(text: str) -> str:
+    """The hash of a lesson's code cells: what its claims' values depend on (prose edits keep it)."""
+    import jupytext
+
+    cells = jupytext.reads(text, fmt="py:percent").cells
+    code = "\n\n".join(c.source.strip() for c in cells if c.cell_type == "code")
+    return hashlib.sha256(code.encode()).hexdigest()[:12]
+
+
+def code_of_versions(py: Path) -> dict[str, str]:
+    """Source hash -> code hash for every committed version of a lesson and the one on disk, so that
+    runs recorded before a prose edit still count for the code they ran."""
+    versions = {hashlib.sha256(py.read_bytes()).hexdigest()[:12]: code_hash(py.read_text())}
+    rel = py.relative_to(ROOT).as_posix()
+    try:
+        commits = subprocess.run(
+            ["git", "log", "--format=%H", "--", rel], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        return versions  # not a git checkout: only the records with a code hash count
+    for commit in commits:
+        text = subprocess.run(["git", "show", f"{commit}:{rel}"], cwd=ROOT, capture_output=True).stdout
+        if text:
+            versions.setdefault(hashlib.sha256(text).hexdigest()[:12], code_hash(text.decode()))
+    return versions
+
+
+def ran_current_code(record: dict, py: Path, versions: dict[str, str]) -> bool:
+    code = record.get("code") or versions.get(record["source"])
+    return code is not None and code == versions[source_hash(py)]
 
 
 def cpu_name() -> str:
@@ -120,6 +154,7 @@ def run_lesson(py: Path, seed: int, threads: int, timeout: int) -> dict:
     return {
         "lesson": py.stem,
         "source": hashlib.sha256(source).hexdigest()[:12],
+        "code": code_hash(source.decode()),
         "seed": seed,
         "threads": threads,
         "ok": error is None,
@@ -144,13 +179,19 @@ def lessons_named(prefixes: list[str] | None) -> list[Path]:
 
 
 def sweep(lessons: list[Path], jobs: int, timeout: int, one, two, records: Path = RECORDS) -> None:
-    done = {(r["lesson"], r["source"], r["seed"], r["threads"]) for r in read_records(records)}
+    versions = {py.stem: code_of_versions(py) for py in lessons}
+    done = {
+        (r["lesson"], r["seed"], r["threads"])
+        for r in read_records(records)
+        if r["lesson"] in versions
+        and ran_current_code(r, LESSONS / f"{r['lesson']}.py", versions[r["lesson"]])
+    }
     todo = [
         (py, seed, threads)
         for threads, seeds in ((1, one), (2, two))
         for seed in seeds
         for py in lessons
-        if (py.stem, source_hash(py), seed, threads) not in done
+        if (py.stem, seed, threads) not in done
     ]
     print(f"{len(todo)} runs to do ({len(done)} recorded)", flush=True)
 
@@ -175,10 +216,11 @@ def current(records: list[dict]) -> dict[str, list[dict]]:
     """The records of each lesson's current source, by lesson."""
     by_lesson: dict[str, list[dict]] = {}
     for py in sorted(LESSONS.glob("[0-9][0-9]_*.py")):
-        h = source_hash(py)
-        runs = [r for r in records if r["lesson"] == py.stem and r["source"] == h]
-        if runs:
-            by_lesson[py.stem] = sorted(runs, key=lambda r: (r["threads"], r["seed"]))
+        versions = code_of_versions(py)
+        runs = [r for r in records if r["lesson"] == py.stem and ran_current_code(r, py, versions)]
+        latest = {(r["seed"], r["threads"]): r for r in runs}  # a run repeated after a prose edit counts once
+        if latest:
+            by_lesson[py.stem] = sorted(latest.values(), key=lambda r: (r["threads"], r["seed"]))
     return by_lesson
 
 
