@@ -100,9 +100,10 @@ print("none at chance; learned, sincos2d, relative, both RoPEs and PEG solve it;
 # best it is right (4·¼ + 8·⅛ + 4·¼)/16 = 3/16 of the time in expectation, which 2000 test images
 # measure to about ±0.01. In 700 steps it sometimes gets close to that, sometimes learns nothing;
 # the two properties of ALiBi measured below hold for any weights, so they hold for this model too.
-# The relative-bias model is the slowest of the six to train: with some seeds (`MINIVIT_SEED=5`, for
-# one) it is still at about 0.9 after 700 steps. The `peg` model is the only one with no position anywhere in block 0, neither in its
-# tokens nor in its scores: its convolution acts after the first block, as in Chu et al. (2021).
+# How far each model gets in 700 steps varies with the seed (the margin sweep, `lessons/CLAIMS.md`,
+# ran this lesson with twelve). Apart from `none`, which has no position at all, the `peg` model is
+# the only one with no position anywhere in block 0, neither in its tokens nor in its scores: its
+# convolution acts after the first block, as in Chu et al. (2021).
 
 # %% [markdown]
 # ## Where position enters a score
@@ -111,8 +112,10 @@ print("none at chance; learned, sincos2d, relative, both RoPEs and PEG solve it;
 # can enter at three places (lessons 02–06): added to the tokens before $q$ and $k$ are made
 # (`learned`, `sincos2d`, `peg`), as a rotation of $q$ and $k$ (RoPE), or as a bias $b_{ij}$
 # (`relative`, `alibi2d`). For an additive encoding the token is content plus position,
-# $x_i = c_i + e_i$, and $q$ and $k$ are linear in it (a pre-LN block's LayerNorm is linear once its
-# per-token scale is fixed), so the score splits into four terms (Ke et al. 2021, arXiv 2006.15595):
+# $x_i = c_i + e_i$, and $q$ and $k$ are affine in it (a pre-LN block's LayerNorm is linear once its
+# per-token scale is fixed, and that scale depends on $c_i + e_i$ together), so the score splits
+# into four terms (Ke et al. 2021, arXiv 2006.15595), with the projections' and LayerNorm's biases
+# counted in the content terms:
 #
 # $$s_{ij} = \underbrace{q(c_i)\cdot k(c_j)}_{\text{content·content}} + \underbrace{q(c_i)\cdot k(e_j)}_{\text{content·position}}
 #  + \underbrace{q(e_i)\cdot k(c_j)}_{\text{position·content}} + \underbrace{q(e_i)\cdot k(e_j)}_{\text{position·position}} \quad(\text{each} / \sqrt d).$$
@@ -247,7 +250,9 @@ viz.score_tests(fraction, odd, ENCODINGS, varies)
 # bias depending on the length of the offset alone, which a mirror keeps; this test checks the half
 # turn $d \to -d$ only.) The RoPE models, the relative bias and the learned table score an offset and
 # its opposite differently, and so does the `sincos2d` model, although its encoding's own dot
-# product is symmetric.
+# product is symmetric. For the learned and `sincos2d` models read this with the offset-only test
+# beside it: their scores are not functions of the offset (left), so "an offset and its opposite"
+# compares averages over many pairs of places, not one score with another.
 #
 # Left: the offset-only test; right: the direction test, per encoding and block ("flat": the score
 # does not vary with position at all).
