@@ -183,8 +183,9 @@ print(f"{steps} steps at lr {lr} with warmup and cosine decay: reach {reach:.2f}
       f"at 10x the learning rate {10 * reach:.1f}; ln 15 = {math.log(15):.2f}")
 
 # %% [markdown]
-# At the model's own learning rate the table can only tilt attention ($e^{0.6} \approx 1.8$), not
-# focus it. Swin trains for hundreds of epochs; we give the table 10× the learning rate instead
+# At the model's own learning rate the table can typically only tilt attention ($e^{0.6} \approx 1.8$;
+# Adam's step is about the learning rate when the gradient keeps its sign, and can be a few times
+# larger when it does not), not focus it. Swin trains for hundreds of epochs; we give the table 10× the learning rate instead
 # (`position_lr_scale=10`). Exercise 1 asks what happens without it. Keep the reach in mind wherever
 # the course compares encodings in short runs at one learning rate: there a bias table starts
 # handicapped.
@@ -271,10 +272,11 @@ viz.head_tables(learned, title="head")
 # The trained model answers well above chance, and the same weights with a zero table fall to
 # chance: here the bias is not decoration, it is the model's whole sense of position. Before
 # training every head looks at the mean distance of the grid; after, the heads differ, some drawn to
-# near offsets and some to far ones. The tables show how: the strong ones are rings around (0, 0),
-# raised or lowered at some distance and much the same in every direction, which is what a question
-# about distance (not direction) asks for. Which head takes which distance changes from seed to seed
-# (run the lesson with `MINIVIT_SEED=1` and `2`); the rings do not.
+# near offsets and some to far ones. The tables show how: the strongest is a ring around (0, 0),
+# raised or lowered at some distance and much the same in every direction (measured above for the
+# strongest head, on every seed of the margin sweep; other heads can be directional), which is what
+# a question about distance (not direction) asks for. Which head takes which distance changes from
+# seed to seed (run the lesson with `MINIVIT_SEED=1` and `2`).
 
 # %% [markdown]
 # ## Try it: clip distance, head, query
@@ -293,7 +295,7 @@ widgets.relative_explorer(learned[1], g)
 #   indexed as we did by hand; over the whole grid it has $(2g_h-1)(2g_w-1)$.
 # - The bias is translation invariant, and a zero table is no encoding at all.
 # - Clipping makes the table independent of the grid; without it the table is resized for larger
-#   grids, and cropped exactly (clamp) for smaller ones.
+#   grids (by default also for smaller ones), or cropped exactly (`clamp`) for smaller ones.
 # - Adam's reach limits how far a table can move in a short run; with 10× its learning rate, a
 #   table trained on `distance` carries the model's accuracy (zeroed: chance), its heads come to
 #   look at different distances, and its strongest tables are rings.
