@@ -180,15 +180,16 @@ print(f"RoPE: score(+k) and score(-k) differ by up to {direction:.0%} of the lar
 
 # %%
 assert offset_share(added["position . position, M = I (lesson 02)"]) > 1 - 1e-9
-lesson.claim("added sinusoids are absolute inside attention: well below 1", offset_share(added["added: all four terms"]), "<", 0.5)
+lesson.claim("added sinusoids are absolute inside attention: well below 1", offset_share(added["added: all four terms"]), "<", 0.8)
 assert offset_share(rotated) > 1 - 1e-9, "RoPE: a function of the offset, for any W_q, W_k"
 pe_by_offset = by_offset(added["position . position, M = I (lesson 02)"])
 torch.testing.assert_close(pe_by_offset, pe_by_offset.flip(0))  # p_m . p_n is even in the offset
 lesson.claim("RoPE's score tells +k from -k", direction, ">", 0.05)
 
 # %% [markdown]
-# Added sinusoids are absolute inside attention: the cross terms alone bring it well below 1, and a
-# learned $M$ breaks even the position term. That is the reason RoPE exists. Note the last two
+# Added sinusoids are absolute inside attention: the cross terms alone bring it well below 1 (how far
+# below depends on the random weights: run the lesson with other seeds), and a learned $M$ breaks
+# even the position term. That is the reason RoPE exists. Note the last two
 # lines too: $p_m\cdot p_n = \sum_i\cos((n-m)\,\omega_i)$ is *even* in the offset, so on its own it
 # cannot tell "3 to the left" from "3 to the right" (among scores that depend on the offset alone,
 # only an $M$ that mixes each sine with its cosine can, lesson 02); ALiBi's symmetric bias in
@@ -431,7 +432,7 @@ widgets.rope_explorer(head_dim=32)
 # | `rotate_half` is the same rotation with the channels reordered | `torch.testing.assert_close(q_half[:, order], rotate_pairs(q[:, order], angles))` | the channels are not reordered |
 # | the rotated score depends only on the offset: constant diagonals | `torch.testing.assert_close(diagonal, diagonal[:1].expand_as(diagonal), atol=1e-5, rtol=0)` | queries and keys are rotated by different positions |
 # | $p_m\cdot p_n$ alone is a function of the offset (lesson 02) | `assert offset_share(added["position . position, M = I (lesson 02)"]) > 1 - 1e-9` | a random $M$ sits between them (share 0.03 with seed 0) |
-# | an added encoding is absolute inside attention | `lesson.claim("added sinusoids are absolute inside attention: well below 1", offset_share(added["added: all four terms"]), "<", 0.5)` | there is no content and $M = I$ (share 1) |
+# | an added encoding is absolute inside attention | `lesson.claim("added sinusoids are absolute inside attention: well below 1", offset_share(added["added: all four terms"]), "<", 0.8)` | there is no content and $M = I$ (share 1) |
 # | RoPE's score is a function of the offset for any $W_q, W_k$ | `assert offset_share(rotated) > 1 - 1e-9, "RoPE: a function of the offset, for any W_q, W_k"` | the encoding is added instead (share 0.19 with seed 0) |
 # | $p_m\cdot p_n$ is even in the offset: blind to left and right | `torch.testing.assert_close(pe_by_offset, pe_by_offset.flip(0))` | a random $M$ mixes sines and cosines |
 # | RoPE's score tells $+k$ from $-k$ | `lesson.claim("RoPE's score tells +k from -k", direction, ">", 0.05)` | $W_q x$ and $W_k x$ are parallel ($W_q = W_k$) |
