@@ -246,7 +246,17 @@ def table(records: list[dict]) -> str:
         "current source; the machines and torch builds they ran on are listed per lesson.",
         "",
     ]
-    for lesson, runs in current(records).items():
+    by_lesson = current(records)
+    wanted = len(ONE_THREAD) + len(TWO_THREADS)
+    every = [py.stem for py in sorted(LESSONS.glob("[0-9][0-9]_*.py"))]
+    short = [
+        f"{name} ({len(by_lesson.get(name, []))} of {wanted})"
+        for name in every
+        if len(by_lesson.get(name, [])) < wanted
+    ]
+    if short:
+        lines += [f"Not yet run {wanted} times with their current code: {', '.join(short)}.", ""]
+    for lesson, runs in by_lesson.items():
         machines = sorted({f"{r['cpu']}, torch {r['torch']}" for r in runs})
         stopped = [r for r in runs if not r["ok"]]
         seconds = {t: statistics.median(r["seconds"] for r in runs if r["threads"] == t) for t in (1, 2)
