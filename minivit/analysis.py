@@ -22,6 +22,8 @@ How much of a grid's layout a table holds:
 
     procrustes, structure_score
     grid_recovery             both against a null of the grid's cells shuffled
+    layout_tests              similarity against closeness and against "shares a row or a column",
+                              each with a null of thousands of shuffles; `holm` adjusts many p-values at once
 """
 
 from __future__ import annotations
@@ -666,3 +668,67 @@ def grid_recovery(table: Tensor, grid: Grid, *, permutations: int = 1000, seed: 
 
     measures = {"procrustes": lambda order: procrustes(table, coords[order])[0], "structure": structure}
     return _with_nulls(measures, n, permutations, seed)
+
+
+def same_row_or_column(grid: Grid) -> Tensor:
+    """1 where two cells share a row or a column of the grid, else 0: [N, N] (a Latin square's
+    structure: the cells whose symbols must differ from each other)."""
+    rc = grid_coords(grid)
+    return ((rc[:, None, 0] == rc[None, :, 0]) | (rc[:, None, 1] == rc[None, :, 1])).double()
+
+
+def layout_tests(table: Tensor, grid: Grid, *, permutations: int = 5000, seed: int = 0) -> dict:
+    """Does a table [N, D] (or what training added to it) hold the layout of its grid? The Pearson
+    correlation, over pairs of distinct cells, of the vectors' cosine similarity with
+
+        closeness       minus the distance on the grid (`structure_score`)
+        rows_columns    1 for two cells in one row or one column, else 0 (`same_row_or_column`)
+
+    each against a null of the same table with the grid's cells shuffled `permutations` times (one
+    batched computation, so thousands of shuffles cost little: a p-value can go as low as
+    1 / (permutations + 1), low enough to survive a correction for many tests, `holm`).
+
+    Returns {measure: value, measure + "_null": [mean, 95th percentile], measure + "_p": the share
+    of the null at or above the value, the value itself counted}, as `grid_recovery` does."""
+    n = grid[0] * grid[1]
+    if table.dim() != 2 or len(table) != n:
+        raise ValueError(
+            f"table of shape {tuple(table.shape)} for a {grid[0]}x{grid[1]} grid: give [N, D] with "
+            f"N = {n} (drop prefix rows first)"
+        )
+    if not isinstance(permutations, int) or permutations < 1:
+        raise ValueError(f"permutations={permutations!r}: give a whole number >= 1 (e.g. 5000)")
+    iu = torch.triu_indices(n, n, offset=1)
+    sim = cosine_similarity(table).double()[iu[0], iu[1]]
+    sim = sim - sim.mean()
+    g = torch.Generator().manual_seed(seed)
+    orders = torch.stack([torch.randperm(n, generator=g) for _ in range(permutations)])  # [P, N]
+    out: dict = {}
+    for name, target in (
+        ("closeness", -grid_distances(grid).double()),
+        ("rows_columns", same_row_or_column(grid)),
+    ):
+        shuffled = target[orders[:, :, None], orders[:, None, :]][:, iu[0], iu[1]]  # [P, pairs]
+        both = torch.cat([target[iu[0], iu[1]][None], shuffled])
+        both = both - both.mean(-1, keepdim=True)
+        r = both @ sim / (both.norm(dim=-1) * sim.norm() + 1e-12)
+        value, null = r[0].item(), r[1:]
+        out[name] = value
+        out[name + "_null"] = [null.mean().item(), torch.quantile(null, 0.95).item()]
+        out[name + "_p"] = ((null >= value - 1e-12).sum().item() + 1) / (permutations + 1)
+    return out
+
+
+def holm(pvalues: list[float]) -> list[float]:
+    """Holm's step-down correction for many tests at once: each p-value adjusted so that calling
+    every adjusted p below alpha significant keeps the chance of any wrong call below alpha (the
+    family-wise error). The smallest of m p-values is multiplied by m, the next by m - 1, ...,
+    each kept at least as large as the one before and at most 1."""
+    p = [float(x) for x in pvalues]
+    if any(not 0 <= x <= 1 for x in p):
+        raise ValueError(f"p-values must lie in [0, 1]; got {[x for x in p if not 0 <= x <= 1][:3]}")
+    adjusted, running = [0.0] * len(p), 0.0
+    for rank, i in enumerate(sorted(range(len(p)), key=lambda i: p[i])):
+        running = max(running, min(1.0, (len(p) - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted

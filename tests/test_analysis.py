@@ -407,3 +407,41 @@ def test_grid_recovery_scores_a_table_against_its_grid_shuffled():
     assert sum(p > 0.05 for p in ps) >= 15  # a random table sits inside its null (19 of 20 expected)
     with pytest.raises(ValueError, match=r"for a 4x4 grid: give \[N, D\] with N = 16"):
         analysis.grid_recovery(torch.randn(17, 8), grid)
+
+
+def test_layout_tests_find_rows_and_columns_and_closeness_against_shuffles():
+    from minivit.posenc import sincos_2d
+
+    grid = (4, 4)
+    rows_cols = torch.cat(
+        [F.one_hot(torch.arange(4).repeat_interleave(4), 4), F.one_hot(torch.arange(4).repeat(4), 4)], -1
+    )
+    latin = analysis.layout_tests(rows_cols.float(), grid, permutations=2000)
+    assert latin["rows_columns"] == pytest.approx(1.0)  # similar exactly where a row or a column is shared
+    assert latin["rows_columns_p"] == pytest.approx(1 / 2001)
+    smooth = analysis.layout_tests(sincos_2d(grid, 64), grid, permutations=2000)
+    assert smooth["closeness"] == pytest.approx(analysis.structure_score(sincos_2d(grid, 64), grid))
+    assert smooth["closeness"] > smooth["closeness_null"][1] + 0.5 and smooth["closeness_p"] < 0.001
+    torch.manual_seed(2)
+    ps = [
+        analysis.layout_tests(torch.randn(16, 64), grid, permutations=500)["rows_columns_p"]
+        for _ in range(40)
+    ]
+    assert sum(p < 0.05 for p in ps) <= 6  # a random table: about 5% of draws below 0.05 (2 expected)
+    assert 0.35 < sum(ps) / len(ps) < 0.65  # its p-values spread evenly over [0, 1] (mean 0.5 +- 0.05)
+    assert (
+        analysis.same_row_or_column(grid).sum() == 16 * 7
+    )  # each cell: itself, 3 in its row, 3 in its column
+    with pytest.raises(ValueError, match=r"for a 4x4 grid: give \[N, D\] with N = 16"):
+        analysis.layout_tests(torch.randn(15, 8), grid)
+    with pytest.raises(ValueError, match="permutations=0"):
+        analysis.layout_tests(torch.randn(16, 8), grid, permutations=0)
+
+
+def test_holm_adjusts_the_smallest_p_most_and_keeps_the_order():
+    assert analysis.holm([0.01, 0.04, 0.03, 0.5]) == pytest.approx([0.04, 0.09, 0.09, 0.5])
+    assert analysis.holm([0.001] * 10) == pytest.approx([0.01] * 10)
+    assert analysis.holm([0.3, 0.9]) == pytest.approx([0.6, 0.9])  # never below the one before, at most 1
+    assert analysis.holm([]) == []
+    with pytest.raises(ValueError, match=r"must lie in \[0, 1\]"):
+        analysis.holm([0.2, 1.5])

@@ -38,6 +38,12 @@ def test_a_run_records_accuracies_tables_and_alignment():
     maps = init_scale.attention(model, data["apart"].tensors[0][:5])
     assert maps.shape == (TINY.depth, 5, 16, 16)
     torch.testing.assert_close(maps.sum(-1), torch.ones(TINY.depth, 5, 16))
+    start = init_scale.start_tables(record, TINY)  # the draw again, from the seed and the setting
+    end = torch.tensor(record["tables"])
+    assert (end - start).pow(2).mean().sqrt().item() == pytest.approx(record["moved_rms"], abs=1e-4)
+    assert (end - start).abs().max() > 0  # the draw is the start, not the end
+    with pytest.raises(ValueError, match="has no learned tables"):
+        init_scale.start_tables(fixed, TINY)
 
 
 def test_runs_trained_as_ensembles_record_what_single_runs_record():

@@ -225,6 +225,16 @@ def tables(model: ViT) -> Tensor | None:
     return model.pos.table.detach().float().cpu().clone()
 
 
+def start_tables(run: dict[str, Any], setting: Setting) -> Tensor:
+    """The tables [L, 16, D] a recorded run started from, drawn again: `train_one` seeds, then builds
+    the model, so the same seed and setting give the same draw. Check it against the record
+    (`moved_rms` is the rms of the end tables minus these) before trusting it."""
+    if "tables" not in run:
+        raise ValueError(f"run {run.get('encoding')!r}, seed {run.get('seed')} has no learned tables")
+    seed_everything(run["seed"])
+    return tables(ViT(setting.config(run["encoding"])))
+
+
 def attention(model: ViT, images: Tensor) -> Tensor:
     """Every block's attention on `images`, heads averaged: [L, B, 16, 16]."""
     model.eval()
