@@ -28,6 +28,7 @@ How much of a grid's layout a table holds:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -700,22 +701,36 @@ def layout_tests(table: Tensor, grid: Grid, *, permutations: int = 5000, seed: i
         raise ValueError(f"permutations={permutations!r}: give a whole number >= 1 (e.g. 5000)")
     iu = torch.triu_indices(n, n, offset=1)
     sim = cosine_similarity(table).double()[iu[0], iu[1]]
-    sim = sim - sim.mean()
-    g = torch.Generator().manual_seed(seed)
-    orders = torch.stack([torch.randperm(n, generator=g) for _ in range(permutations)])  # [P, N]
+    sim = (sim - sim.mean()) / ((sim - sim.mean()).norm() + 1e-12)
     out: dict = {}
-    for name, target in (
-        ("closeness", -grid_distances(grid).double()),
-        ("rows_columns", same_row_or_column(grid)),
-    ):
-        shuffled = target[orders[:, :, None], orders[:, None, :]][:, iu[0], iu[1]]  # [P, pairs]
-        both = torch.cat([target[iu[0], iu[1]][None], shuffled])
-        both = both - both.mean(-1, keepdim=True)
-        r = both @ sim / (both.norm(dim=-1) * sim.norm() + 1e-12)
+    for name, targets in _shuffled_targets(tuple(grid), permutations, seed).items():
+        r = targets @ sim  # Pearson correlation: both sides centred and of unit length
         value, null = r[0].item(), r[1:]
         out[name] = value
         out[name + "_null"] = [null.mean().item(), torch.quantile(null, 0.95).item()]
         out[name + "_p"] = ((null >= value - 1e-12).sum().item() + 1) / (permutations + 1)
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _shuffled_targets(grid: Grid, permutations: int, seed: int) -> dict[str, Tensor]:
+    """`layout_tests`'s targets over the pairs of distinct cells, in the grid's own order (row 0) and
+    under `permutations` shuffles of its cells, each centred and scaled to unit length: [1 + P, pairs].
+    They do not depend on the table, so many tables share one computation."""
+    n = grid[0] * grid[1]
+    iu = torch.triu_indices(n, n, offset=1)
+    g = torch.Generator().manual_seed(seed)
+    orders = torch.rand(permutations, n, generator=g, dtype=torch.float64).argsort(-1)  # [P, N] shuffles
+    orders = torch.cat([torch.arange(n)[None], orders])
+    pairs = orders[:, iu[0]] * n + orders[:, iu[1]]  # the shuffled cells of each pair, as flat indices
+    out = {}
+    for name, target in (
+        ("closeness", -grid_distances(grid).double()),
+        ("rows_columns", same_row_or_column(grid)),
+    ):
+        t = target.flatten()[pairs]
+        t = t - t.mean(-1, keepdim=True)
+        out[name] = t / t.norm(dim=-1, keepdim=True)
     return out
 
 

@@ -440,13 +440,14 @@ def init_scale_sweep(
             if r["encoding"] != reference:
                 ax.plot(float(r["encoding"]), r["accuracy"][split], ".", color="tab:blue", alpha=0.35)
         pub = [published[s][column] for s in sigmas if s in published]
-        ax.plot(
-            [float(s) for s in sigmas if s in published],
-            pub,
-            "s--",
-            color="tab:orange",
-            label="Ito et al. 2024",
-        )
+        if pub:  # no empty legend entry when there is nothing published to draw
+            ax.plot(
+                [float(s) for s in sigmas if s in published],
+                pub,
+                "s--",
+                color="tab:orange",
+                label="Ito et al. 2024",
+            )
         if reference in summary:
             ax.axhline(summary[reference][split], color="tab:green", lw=1, label="2-D sinusoid (ours)")
         if reference in published:

@@ -308,7 +308,7 @@ def init_scale_view(
     )
     acc = run["accuracy"]
     scores = f"train {acc['train']:.2f}, held-out {acc['test']:.2f}, kept apart {acc['apart']:.2f}"
-    where = f"σ = {sigma}, seed {seed}, block {block + 1}"
+    where = f"σ = {sigma}, seed {seed}, block {block}"
     fig.suptitle((f"{name}: " if name else "") + f"{where}: {scores}", fontsize=10)
     return fig
 
