@@ -80,9 +80,12 @@ viz.show_images(data.images[:8], data.labels[:8], data.classes, ncols=8, patch_s
 # ## One head, written out
 #
 # Each token $x_i$ is projected to a query $q_i = W_q x_i$, a key $k_i = W_k x_i$ and a value
-# $v_i = W_v x_i$. Token $i$ scores every token $j$ by $q_i \cdot k_j / \sqrt{d}$ (the $\sqrt{d}$ keeps
-# the scores' scale independent of the width $d$), turns the scores into weights with a softmax,
-# and takes the weighted average of the values:
+# $v_i = W_v x_i$. Token $i$ scores every token $j$ by $q_i \cdot k_j / \sqrt{d}$, where $d$ is the
+# width of one head's queries and keys (`Dh` below, 32 here; with $h$ heads, the model's width over
+# $h$): the $\sqrt{d}$ keeps the scores' scale independent of $d$. The softmax turns the scores into
+# weights, and the head takes the weighted average of the values. (Here $W_q$ multiplies a column
+# vector; later lessons write the score of two position vectors as $p_i^\top M p_j$, and which of
+# $W_q$, $W_k$ is transposed in $M$ depends only on whether vectors are written as rows or columns.)
 #
 # $$\mathrm{out}_i = \sum_j \mathrm{softmax}_j\!\left(\frac{q_i \cdot k_j}{\sqrt d}\right) v_j .$$
 #
@@ -133,8 +136,9 @@ print("heads:", H, " weights per head:", tuple(heads_weights.shape[1:]), " outpu
 # An untrained `minivit` model attends uniformly, to four digits: its scores are all close to zero
 # because every weight starts small (a normal with σ = 0.02 cut at ±0.04, see `minivit.model`).
 # That is a choice of initialisation, not a law: with PyTorch's default `Linear` init (uniform in
-# ±1/√fan_in, about four times wider here) the scores within a row spread over a range about 15
-# times larger, and the attention, still close to uniform over 9 tokens, is measurably less so.
+# ±1/√fan_in, several times wider here) the scores within a row spread over a much larger range
+# (the spreads are printed below), and the attention, still close to uniform over 9 tokens, is
+# measurably less so.
 # The *spread* of a row's scores is what the softmax sees: max − min of $\log w$ over the row.
 #
 # We then train the model *with* a positional encoding (`sincos2d`, lesson 02) on the relation
@@ -251,7 +255,8 @@ for position in ("none", "sincos2d"):
 # ## Try it: where does each head look?
 #
 # Pick an image, a query patch (outlined) and a temperature. The overlay shows each head's weights
-# over the image. Low temperatures pick one key; high ones spread over all nine.
+# over the image. Low temperatures pick one key; high ones spread the weight over more of the nine
+# (at T = 20 the entropy is more than half of log 9, checked below).
 
 # %% tags=["nbval-ignore-output"]
 widgets.attention_explorer(trained, test.images[:20])
@@ -263,7 +268,7 @@ widgets.attention_explorer(trained, test.images[:20])
 #   and averages the values; our by-hand version matches `minivit` and torch's fused kernel exactly.
 # - Multi-head attention is the same computation on slices of the width, concatenated and projected.
 # - A new `minivit` model attends uniformly (to four digits) because its weights start small;
-#   PyTorch's default init gives scores about 15 times wider. Training makes block 0 nearly
+#   PyTorch's default init gives scores that spread much wider. Training makes block 0 nearly
 #   one-hot: mostly on the circle and the square (on some seeds a head on the empty patches), as far
 #   away as they happen to be.
 #   The temperature trades sharp for flat attention.
@@ -273,8 +278,9 @@ widgets.attention_explorer(trained, test.images[:20])
 #
 # ## Exercises
 #
-# 1. Drop the $1/\sqrt{d}$ scaling and repeat the temperature cell with `dim=256`. What happens to
-#    the entropy of an untrained model's attention?
+# 1. Build an untrained model with `dim=256` and PyTorch's default init (`init="torch"`), and
+#    compute its block-0 attention entropy as the init cell above does, with and without the
+#    $1/\sqrt{d}$ scaling (multiply the scores by $\sqrt{d}$). What happens to the entropy?
 # 2. In the "twin" cell, copy a patch into a *neighbouring* cell instead. Do the `sincos2d` model's
 #    two outputs differ more or less than for a far-away copy?
 # 3. Use the explorer to find a head of the trained model that looks from the circle towards the

@@ -83,7 +83,8 @@ assert (torch.diagonal(index) == k).all() and index[0, -1] == 2 * k and index[-1
 # $\Delta r \in [-(g_h-1), g_h-1]$ and $\Delta c \in [-(g_w-1), g_w-1]$: $(2g_h-1)(2g_w-1)$ possible
 # offsets. The table keeps one learned number per offset and head, and adds
 # $B_h[\Delta r, \Delta c]$ to the score of every pair, with the offset taken as the query's
-# position minus the key's. Swin attends only within $M \times M$ windows, so its table has
+# position minus the key's (Swin's convention; Shaw's $j - i$ above is key minus query, the same
+# table read mirrored, and lesson 05 plots key minus query: only the sign of the offset differs). Swin attends only within $M \times M$ windows, so its table has
 # $(2M-1)^2$ entries per head; BEiT and `minivit` attend over the whole grid, so the "window" is the
 # grid. BEiT also learns three extra entries for the class token (class→patch, patch→class,
 # class→class); `minivit` gives the class token zero bias. Wu et al. (2021, iRPE, arXiv 2107.14222)
@@ -324,6 +325,6 @@ widgets.relative_explorer(learned[1], g)
 # | clipped at 1, an 8×8 grid reads offset (−7, −7) from entry (−1, −1) | `assert torch.equal(b8[:, 0, 63], clipped.table[0, :, 0, 0])` | offsets are not clipped |
 # | on a smaller grid, clamping gives the trained entries exactly | `assert torch.equal(ramps["clamp"].attn_bias(small, 0), trained_entries)` | `resize="interpolate"` (the bicubic squash moves them) |
 # | the trained table carries the model's accuracy: zeroed, the model is at chance | `lesson.claim("the trained model learns the task", accuracy, ">", 0.6)` `lesson.claim("without its table, chance", zeroed, "<", 0.4)` | the table does not learn (`position_lr_scale=1`: accuracy 0.34 with seeds 0 and 2), or the task needs no position (`which_shape` on the same grid: 0.96 with the table and without it) |
-# | with 10× the learning rate, entries grow beyond the 1× reach | `lesson.claim("entries grow beyond the 1x reach", learned.abs().max(), ">", reach)` | `position_lr_scale=1` (largest entry 0.65 with seed 0, 0.38 with seed 2) |
-# | trained heads look at different distances; untrained ones all at the grid's mean | `assert spread_before < 0.05` `lesson.claim("heads come to look at different distances", spread, ">", 0.15)` | the table stays small (`position_lr_scale=1`: spread 0.22 and 0.11 with seeds 0 and 2), or the task needs no position (`which_shape`: 0.29) |
+# | with 10× the learning rate, entries grow beyond the 1× reach | `lesson.claim("entries grow beyond the 1x reach", learned.abs().max(), ">", reach)` | the table frozen, or trained at the model's rate on some seeds (`position_lr_scale=1`: largest entry 0.38 with seed 2) |
+# | trained heads look at different distances; untrained ones all at the grid's mean | `assert spread_before < 0.05` `lesson.claim("heads come to look at different distances", spread, ">", 0.15)` | the table frozen (the spread stays as before training), or trained at the model's rate on some seeds (`position_lr_scale=1`: spread 0.11 with seed 2), or the task needs no position (`which_shape`: 0.29) |
 # | the strongest trained table is a ring: a function of the offset's length | `lesson.claim("the strongest head's table is a ring: a function of distance, not direction", share, ">", 0.8)` | the table is untrained (about 0.2), or trained on a task that needs no position (`which_shape`: 0.33) |

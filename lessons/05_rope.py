@@ -227,7 +227,7 @@ lesson.claim("RoPE's score tells +k from -k", direction, ">", 0.05)
 # exactly. A plane wave of mixed RoPE (next section) pointing across the diagonal draws the stripe.
 #
 # Below: a fixed $q$ and $k$ at every patch, their score as a function of the offset (key minus
-# query). First random $q, k$ (the identity holds for any), then $q$ = ones and a key rotated back
+# query, as Shaw's $j - i$ in lesson 04; Swin's table there is indexed the other way round). First random $q, k$ (the identity holds for any), then $q$ = ones and a key rotated back
 # by one step down and one right (axial RoPE's score peaks at $(1, 1)$), then $q = k$ = ones with
 # every mixed-RoPE frequency along $(1, -1)$ (a stripe along the diagonal).
 

@@ -472,8 +472,8 @@ lesson.claim("Procrustes: the rewritten tables less than 0.1 above their null", 
 # of its random features (the *lazy* regime); started small, the features themselves change (the
 # *rich* regime): Chizat, Oyallon and Bach 2019 (arXiv 1812.07956), Woodworth et al. 2020 (arXiv
 # 2002.09277). Read with a position table as the features, moved / σ says how much of the table
-# is still its draw: well above 1 (σ = 0.1 at 100× the rate) it was rewritten; well below 1 (every
-# other table here) it stayed close to its draw. But moved / σ did not decide what was learned.
+# is still its draw: above a half (σ = 0.1 at 100× the rate, 4.3) it was rewritten, as lesson 10
+# uses the word; well below (every other table here, 0.4 at most) it stayed close to its draw. But moved / σ did not decide what was learned.
 # Whether the model generalized, and whether what training added to its tables holds the Latin
 # square's rows and columns, followed σ in both sweeps: σ = 0.1 did both at a sixth of its size
 # moved and at four times it; σ = 2 did neither, at a hundredth and at 0.4 of its size. Our reading

@@ -321,8 +321,9 @@ widgets.augment_explorer(sample, sample_labels, 10)
 # - The DeiT recipe (crop, flip, RandAugment, mixup/CutMix, erasing) runs on the batch's device and
 #   turns labels into mixtures.
 # - On the stand-in (one seed, 16 patches), every model learns the digits, `none` included; the best
-#   encoding beats `none` by more than 10 points, and the two bias-only encodings gain far less. One
-#   seed does not rank the others; the CIFAR-10 run is there to be made on a GPU.
+#   encoding beats `none` by more than 10 points, and the two bias-only encodings gain far less at
+#   this budget (their runs stop while the training loss still falls). One seed does not rank the
+#   others; the CIFAR-10 run is there to be made on a GPU.
 # - `torchrun` + DDP split each batch over processes and follow the one-process loss curve.
 #
 # ## Exercises

@@ -222,8 +222,8 @@ viz.module_similarity(trained, net.modules, title="σ = 0.1, trained")
 # The same two panels for either table, at every 100th training step. Adam divides each step by the
 # running size of the gradient, so an entry moves by about the learning rate per step however large
 # the table is. Here the rate warms up and then decays along a cosine; summed over the 800 steps it
-# comes to the *reach* printed below, and the tables move by well under half of it, because their
-# steps partly cancel. Both tables move by about the same amount. For the σ = 0.1 table that is
+# comes to the *reach* printed below, an upper bound on how far an entry can go; the tables move by
+# a small part of it (printed), because their steps partly cancel. Both tables move by about the same amount. For the σ = 0.1 table that is
 # more than half its size: it is rewritten, and the blocks appear. For the σ = 2 table it is under
 # a tenth: it stays the random draw it started as.
 
