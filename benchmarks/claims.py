@@ -51,11 +51,17 @@ def source_hash(py: Path) -> str:
 
 
 def code_hash(text: str) -> str:
-    """The hash of a lesson's code cells: what its claims' values depend on (prose edits keep it)."""
+    """The hash of a lesson's code cells: what its claims' values depend on (prose edits keep it).
+    Cells tagged ``exercise`` are left out: they come after every claim and hold the learner's
+    answers and their checks, so an exercise added or changed keeps the runs recorded."""
     import jupytext
 
     cells = jupytext.reads(text, fmt="py:percent").cells
-    code = "\n\n".join(c.source.strip() for c in cells if c.cell_type == "code")
+    code = "\n\n".join(
+        c.source.strip()
+        for c in cells
+        if c.cell_type == "code" and "exercise" not in c.metadata.get("tags", [])
+    )
     return hashlib.sha256(code.encode()).hexdigest()[:12]
 
 

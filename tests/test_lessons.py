@@ -260,3 +260,13 @@ def test_the_margin_table_counts_runs_and_flags_thin_or_failing_claims():
     rows = {line.split(" | ")[0].strip("| "): line for line in text.splitlines() if line.startswith("| ")}
     assert "| 6/6 | 1 | 1.15 |" in rows["steady"] and rows["steady"].endswith("|  |")
     assert "| 5/6 | -0.5 | 1 | ⚠ |" in rows["thin"]
+
+
+def test_the_sweep_keys_runs_by_code_outside_exercises():
+    claims = _claims_benchmark()
+    lesson = "# %%\nx = 1\n\n# %% [markdown]\n# prose\n\n# %%\nassert x == 1\n"
+    reworded = lesson.replace("# prose", "# other prose")
+    with_exercise = lesson + '\n# %% tags=["exercise"]\nanswer = ...  # your code\n'
+    assert claims.code_hash(reworded) == claims.code_hash(lesson)  # prose: the same runs count
+    assert claims.code_hash(with_exercise) == claims.code_hash(lesson)  # an exercise: they count too
+    assert claims.code_hash(lesson.replace("x = 1", "x = 2")) != claims.code_hash(lesson)  # code: run again
