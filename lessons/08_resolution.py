@@ -121,7 +121,7 @@ viz.show_images(
 # %% [markdown]
 # ## Live: train at 24 px, test from 16 to 48
 #
-# Five encodings, each trained once at 24 px (about 10 s each), then tested at every size with no
+# Five encodings, each trained once at 24 px for 1,000 steps (about 15 s each), then tested at every size with no
 # further training. `rope-mixed-interp` is the same trained model as `rope-mixed`, evaluated with
 # position interpolation.
 
@@ -141,7 +141,7 @@ viz.resolution_sweep({"live run, 1 seed": (live, setting.train_size)})
 # (0.25). (`rope-mixed-interp`, the same weights with position interpolation, keeps about as much
 # as RoPE-mixed in the committed run; the recorded sweep below compares the two over seeds.) `none` and ALiBi-2D stay near
 # chance (0.25) at every size; for ALiBi-2D a section below proves it must. The learned table has
-# not learned the task in 600 steps (nor in the recorded sweep's 1,000): its resampling below is
+# not learned the task in these 1,000 steps (nor in the recorded sweep's): its resampling below is
 # shown as a procedure, not as a success.
 #
 # The drop is not the encodings' doing alone. On a zoom every patch changes: at 48 px a patch
@@ -290,7 +290,7 @@ lesson.claim("100 steps at 48 px win more at 48 px than the same steps at 24 px"
 # %% [markdown]
 # A hundred steps at 48 px win back more at 48 px than a hundred steps at 24 px do (by more than
 # 0.05 on every seed of the margin sweep, `lessons/CLAIMS.md`): that difference is the new size's
-# doing, not more training's. The control barely moves at 48 px. The price is paid at 24 px, where
+# doing, not more training's. The control moves little at 48 px (compare the rows above). The price is paid at 24 px, where
 # the model fine-tuned at 48 px loses accuracy, and it can lose more there than it wins at 48 px
 # (compare the two columns above; by how much varies with the seed): it adapts to the new size and
 # away from the old one. It wins back a part, not all, of what the zoom cost: at 48 px the model
