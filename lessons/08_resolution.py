@@ -290,11 +290,12 @@ lesson.claim("100 steps at 48 px win more at 48 px than the same steps at 24 px"
 # %% [markdown]
 # A hundred steps at 48 px win back more at 48 px than a hundred steps at 24 px do (by more than
 # 0.05 on every seed of the margin sweep, `lessons/CLAIMS.md`): that difference is the new size's
-# doing, not more training's. The control moves little at 48 px (compare the rows above). The price is paid at 24 px, where
-# the model fine-tuned at 48 px loses accuracy, and it can lose more there than it wins at 48 px
-# (compare the two columns above; by how much varies with the seed): it adapts to the new size and
-# away from the old one. It wins back a part, not all, of what the zoom cost: at 48 px the model
-# has to read patches that hold pieces of shapes, which a hundred steps do not teach it.
+# doing, not more training's. The control moves little at 48 px (compare the rows above). The
+# price is paid at 24 px, where the model fine-tuned at 48 px loses accuracy, and it can lose more
+# there than it wins at 48 px (compare the two columns above; by how much varies with the seed):
+# it adapts to the new size and away from the old one. It wins back a part, not all, of what the
+# zoom cost: at 48 px the model has to read patches that hold pieces of shapes, which a hundred
+# steps do not teach it.
 
 # %% [markdown]
 # ## The recorded sweep: a larger canvas, a zoom, and scale augmentation
