@@ -127,6 +127,7 @@ viz.show_images(
 
 # %% tags=["nbval-ignore-output"]
 records, models = resolution.run_seed(setting, SEED, task=task, keep_models=True, name="lesson")
+print(f"each model trained {setting.steps} steps at {setting.train_size} px")
 
 # %% tags=["nbval-ignore-output"]
 live = resolution.summarize(records)["lesson"]
