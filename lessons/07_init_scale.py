@@ -38,9 +38,9 @@
 #   the study's, a small-σ one that solves both, and how each got there;
 # - how far the tables moved, and what training added to them: the Latin square's rows and columns,
 #   tested against a null and corrected for the number of tests;
-# - what in the reference run our CPU set-up changes, and what each change is measured to do.
+# - what in the reference run our CPU set-up changes, and which of those changes is measured here.
 #
-# The live part trains two small models: about a minute on a laptop CPU.
+# The live part trains two small models: a minute or two on a laptop CPU.
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
@@ -153,10 +153,10 @@ lesson.claim("under a tenth of the study's puzzles share a training puzzle's vie
 #
 # Next to what is σ large or small? Next to the tokens it is added to, and next to how far
 # training can move it. Adam normalises each gradient by its running size, so a step moves an
-# entry by about the learning rate at most (in the worst case a few times more: about 3.2 times
-# with the default betas, Kingma & Ba 2015, arXiv 1412.6980, §2.1). Summed over the run, the
-# learning rate gives the **reach**, Σ lr: a loose upper bound on how far an entry can travel,
-# reached only if every step pushes it the same way. Steps that change sign travel much less: a
+# entry by about the learning rate (a few times more only in the worst case: about 3.2 times with
+# the default betas, Kingma & Ba 2015, arXiv 1412.6980, §2.1). Summed over the run, the learning
+# rate gives the **reach**, Σ lr: about as far as an entry can travel, and only if every step
+# pushes it the same way, so a loose bound. Steps that change sign travel much less: a
 # random walk of the same steps goes about lr × √steps. The reference run's tables have a reach of
 # 25.6 (1e-4 × 256,064 steps); this sweep's, 0.8. How far the tables really moved is measured
 # below, not predicted from either number.
@@ -181,7 +181,8 @@ lesson.claim("a σ = 2 table is drawn at standard deviation 2", abs(ViT(sweep_se
 # ## Live: small σ against large σ
 #
 # The same puzzles, the same everything but σ, for a short run of a smaller model: width 32, the
-# learning rate 1e-3 with the tables at a third of it, 2,500 steps (about 30 s a run).
+# learning rate 1e-3 with the tables at a third of it, 2,500 steps (under a minute a run on a
+# laptop's two cores).
 # `train_one` trains, scoring the three sets four times on the way.
 
 # %% tags=["nbval-ignore-output"]
@@ -198,19 +199,19 @@ small, large = live["0.1"]["accuracy"], live["2.0"]["accuracy"]
 assert not any(r["dead"] for r in live.values())  # both trained
 lesson.claim("live: σ = 0.1 solves most study puzzles", small["apart"], ">", 0.6)
 lesson.claim("live: σ = 0.1 solves 0.3 more study puzzles than σ = 2", small["apart"] - large["apart"], ">", 0.3)
-lesson.claim("live: σ = 2 stays near chance on the study's puzzles", large["apart"], "<", 0.4)
+lesson.claim("live: σ = 2 stays below 0.4 on the study's puzzles", large["apart"], "<", 0.4)
 lesson.claim("live: σ = 2 does better on its own training puzzles than on the study's", large["train"] - large["apart"], ">", 0.15)
 
 # %% [markdown]
 # In a short run σ = 0.1 learns the rule: it solves held-out puzzles and most of the study's,
-# almost none of whose views it saw. σ = 2 learns more slowly, and what it learns carries over to
-# held-out puzzles but not to the study's: those stay below 0.4 (chance: 0.25). It has not fitted
+# almost none of whose views it saw. σ = 2 learns more slowly; its held-out score follows its
+# training score (printed above), but the study's puzzles stay below 0.4 (chance: 0.25). It has not fitted
 # its training puzzles yet, so this short run cannot say where σ = 2 ends up.
 #
 # ## The recorded sweep
 #
-# `python -m minivit.experiments.init_scale --setting reference-64` trains σ = 0.1, σ = 2 and the
-# fixed 2-D sinusoid
+# `python -m minivit.experiments.init_scale --setting reference-64 --seeds 3 --sigmas 0.1 2.0
+# --evals 16` (the command is printed below) trains σ = 0.1, σ = 2 and the fixed 2-D sinusoid
 # (added before every block with dropout 0.1, as in the reference), three seeds each, scoring every
 # set 16 times during each run, and writes it all to `minivit/experiments/recorded/init_scale.json`
 # with the command, date and machine that produced it.
@@ -222,6 +223,7 @@ lesson.claim("live: σ = 2 does better on its own training puzzles than on the s
 # %%
 sweep = recorded("init_scale.json")
 print({k: sweep["provenance"][k] for k in ("command", "date", "hardware")}, sweep["setting"], sep="\n")
+print("Ito et al.'s logs, their set-up, 15 seeds (held-out, study):", {e: sweep["published"][e] for e in ("0.1", "2.0", "sincos2d")})
 summary, runs = sweep["summary"], sweep["runs"]
 print("               train   held-out (seen view / new view)   kept apart     runs (never trained)")
 for enc, s in summary.items():
@@ -296,13 +298,15 @@ lesson.claim("the grade mix: quaternary is σ = 2's lowest held-out score", min(
 
 # %% [markdown]
 # σ = 0.1 scores a held-out puzzle as well whether or not a training puzzle had its view (0.004
-# apart on average): it answers by the rule. σ = 2 scores the puzzles whose view it saw in
-# training higher than those whose view is new: 0.06 on average, from 0.03 to 0.10 by seed, a
-# small gap next to the noise of one seed's 900 puzzles but there on each. The grades do not
-# explain it: quaternary puzzles, σ = 2's hardest, are the largest share of the seen ones, which
-# pulls the seen score down, not up. Part of σ = 2's held-out accuracy is memory. That is why its
-# held-out score overstates what it learned, and why the study's puzzles, almost none of whose
-# views were seen, are the ones that tell the two regimes apart.
+# apart on average), though near its ceiling that says little. σ = 2 scores the puzzles whose view
+# it saw in training higher than those whose view is new: 0.06 on average, from 0.03 to 0.10 by
+# seed (0.03 is about one standard error of 900 puzzles, and every seed scores the same split).
+# The grades do not explain it: quaternary puzzles, σ = 2's hardest, are the largest share of the
+# seen ones, which pulls the seen score down, not up; a difference in difficulty *within* a grade
+# could, and the records do not split by grade and view at once. So the gap is consistent with
+# part of σ = 2's held-out accuracy being memory. Either way its held-out score is the weaker
+# test, and the study's puzzles, almost none of whose views were seen, are the ones that tell the
+# two regimes apart.
 #
 # ## What did the tables learn?
 #
@@ -354,7 +358,12 @@ share_of_reach += [m / reach_setting.reach for e in ("0.1", "2.0") for m in move
 lesson.claim("every table of both sweeps moved less than 5% of its reach", max(share_of_reach), "<", 0.05)
 lesson.claim("at 1e-2 a σ = 2 table still moves less than half of its size", max(moved(reach_runs, "2.0")), "<", 0.5 * 2.0)
 lesson.claim("at 1e-2 σ = 0.1 still solves the study's puzzles", reach_summary["0.1"]["apart"], ">=", 0.88)  # the same two regimes
-lesson.claim("at 1e-2 σ = 2 still fails the study's puzzles on average", reach_summary["2.0"]["apart"], "<=", 0.5)
+print("study's puzzles at 1e-2, per seed:", {e: [round(r["accuracy"]["apart"], 3) for r in reach_runs if r["encoding"] == e] for e in ("0.1", "2.0")})
+reach_spread = max(reach_summary[e]["apart_std"] for e in ("0.1", "2.0"))
+lesson.claim("at 1e-2 σ = 0.1's lead on the study's puzzles is more than 3 times the larger spread over seeds", reach_summary["0.1"]["apart"] - reach_summary["2.0"]["apart"] - 3 * reach_spread, ">", 0)
+walk = [m / (st.lr * st.position_lr_scale * st.steps ** 0.5) for rs, st in ((runs, sweep_setting), (reach_runs, reach_setting)) for e in ("0.1", "2.0") for m in moved(rs, e)]
+print("moved / (lr × √steps), every table of both sweeps:", [round(w, 2) for w in walk])
+lesson.claim("every table moved within a factor of 2.5 of lr × √steps", max(max(walk), 1 / min(walk)), "<", 2.5)
 lesson.claim("at 1e-2 σ = 2 still fits its training puzzles", reach_summary["2.0"]["train"], ">=", 0.95)
 # the explorer below opens on the σ = 0.1 seed whose first table holds the most layout
 GRID_SEED = max(
@@ -363,21 +372,22 @@ GRID_SEED = max(
 )["seed"]
 
 # %% [markdown]
-# A hundred times the reach does not change which σ generalizes. σ = 0.1 still solves the study's
-# puzzles, and now its tables move several times their own size: they are rewritten. σ = 2 still
-# fits its training puzzles and fails the study's on average (0.5 or less; a little less badly
-# than in the first sweep, and one seed of three reaches 0.60). Its tables moved twice as far as
-# the σ = 0.1 ones, and still less than half their own size. In both sweeps every table moved
-# less than 5% of its reach: Σ lr is a bound, far from what happens, and the random walk's
-# lr × √steps is nearer (within a factor of two, either way, here).
+# A hundred times the reach leaves σ = 0.1 far ahead on the study's puzzles. σ = 0.1 still solves
+# them, and now its tables move several times their own size: they are rewritten. σ = 2 still
+# fits its training puzzles and does better on the study's than in the first sweep (0.47 on
+# average against 0.35; one seed of three reaches 0.60, printed above), but σ = 0.1's lead is
+# still more than three times the larger spread over seeds. σ = 2's tables moved about twice as
+# far as the σ = 0.1 ones, and still less than half their own size. In both sweeps every table
+# moved less than 5% of its reach: Σ lr is a bound, far from what happens, and the random walk's
+# lr × √steps is nearer (from about half of it to about twice it, printed above).
 #
 # For each table, each cell's similarity to the other cells, drawn at that cell's place on the grid
 # (its own cell left blank), and the table mapped onto the 4×4 grid by Procrustes alignment (the
 # rotation, reflection and scale that bring its 16 vectors closest to the grid's coordinates).
 # Every score comes with its **null**: the same table against the grid's cells shuffled, 1,000
-# times (`analysis.grid_recovery`). The null matters: a table of 16 vectors in 64 dimensions has
-# room to fit almost any 16 points, so the Procrustes picture of a table that was never rewritten
-# can look like a grid too. Move the sweep, σ, the seed and the block.
+# times (`analysis.grid_recovery`). The null matters: a random table's Procrustes fit to the grid is
+# far from zero (about 0.36, on a scale where 1 is a perfect fit), so an aligned picture can look
+# like a grid without holding one. Move the sweep, σ, the seed and the block.
 
 # %% tags=["nbval-ignore-output"]
 widgets.init_scale_explorer(
@@ -443,15 +453,19 @@ early = {"block": (0, 1)}
 added_small = pick(what="added", sigma="0.1", measure="rows_columns", **early)
 lesson.claim("what training added to σ = 0.1's tables shares rows and columns, blocks 0 and 1, every seed, both rates", max(t["adjusted"] for t in added_small), "<", 0.05)
 lesson.claim("...by more than 0.25 above the null's 95th percentile", min(t["r"] - t["null95"] for t in added_small), ">", 0.25)
-lesson.claim("what training added to σ = 2's tables holds neither, in any block, at either rate", min(t["adjusted"] for t in pick(what="added", sigma="2.0")), ">", 0.05)
+lesson.claim("what training added to σ = 2's tables: no test passes, in any block, at either rate", min(t["adjusted"] for t in pick(what="added", sigma="2.0")), ">", 0.05)
+lesson.claim("...and no σ = 2 test, of a table or of its update, is more than 0.1 above its null's 95th percentile", max(t["r"] - t["null95"] for t in pick(sigma="2.0")), "<", 0.1)
 lesson.claim("at 1e-4 the σ = 0.1 draw is more than 4 times what training added", min(ratio), ">", 4)
 lesson.claim("the rewritten tables hold both, blocks 0 and 1, every seed", max(t["adjusted"] for t in pick(what="table", rate="1e-2", sigma="0.1", **early)), "<", 0.05)
-lesson.claim("no σ = 2 table holds either, in any block, at either rate", min(t["adjusted"] for t in pick(what="table", sigma="2.0")), ">", 0.05)
+lesson.claim("no σ = 2 table passes a test, in any block, at either rate", min(t["adjusted"] for t in pick(what="table", sigma="2.0")), ">", 0.05)
 hidden = pick(what="table", rate="1e-4", sigma="0.1")
 print(f"whole σ = 0.1 tables at 1e-4 that pass: {sum(t['adjusted'] < 0.05 for t in hidden)} of {len(hidden)} tests")
 lesson.claim("at 1e-4 most σ = 0.1 tables hide it: fewer than a quarter of their tests pass", sum(t["adjusted"] < 0.05 for t in hidden) / len(hidden), "<", 0.25)
+print("Procrustes fit of block 0 to the grid [its null's mean, 95th percentile]:")
+for rate, rs in (("1e-4", runs), ("1e-2", reach_runs)):
+    for e in ("0.1", "2.0"):
+        print(f"  {rate}, σ = {e}:", [f"{r['grid'][0]['procrustes']:.3f} {[round(x, 2) for x in r['grid'][0]['procrustes_null']]}" for r in rs if r["encoding"] == e])
 procrustes = [r["grid"][0]["procrustes"] - r["grid"][0]["procrustes_null"][1] for r in reach_runs if r["encoding"] == "0.1"]
-print("Procrustes, block 0 of the rewritten tables, above its null's 95th percentile:", [round(x, 3) for x in procrustes])
 lesson.claim("Procrustes: the rewritten tables above their null", procrustes, ">", 0)
 lesson.claim("Procrustes: the rewritten tables less than 0.1 above their null", procrustes, "<", 0.1)
 
@@ -460,12 +474,15 @@ lesson.claim("Procrustes: the rewritten tables less than 0.1 above their null", 
 # on every seed and at both rates, cells that share a row or a column got more similar vectors
 # (more than 0.25 above the null's 95th percentile, adjusted p below 0.05). Closeness on the grid
 # shows too, less strongly, and it passes the correction on some seeds only; the two overlap,
-# since cells in one row or column are on average closer. At 1e-4 that update is a small part of the table (the random draw is more than four
-# times its size), and the whole table mostly hides it; at 1e-2 the update outgrows the draw and
-# the whole table holds it in blocks 0 and 1. What training added to the σ = 2 tables holds
-# neither, in any block, at either rate, though at 1e-2 it moved twice as far as the σ = 0.1
-# tables did. The Procrustes score puts the rewritten tables above their null too, but by less
-# than 0.1: with 64 dimensions to fit 16 points, it leaves little room between a table and its null.
+# since cells in one row or column are on average closer. At 1e-4 that update is a small part of
+# the table (the random draw is more than four times its size), and the whole table mostly hides
+# it; at 1e-2 the update outgrows the draw and the whole table holds it in blocks 0 and 1. In what
+# training added to the σ = 2 tables no test passes, in any block, at either rate, and none is
+# more than 0.1 above its null's 95th percentile (σ = 0.1's update: more than 0.25): no layout we
+# can detect, though at 1e-2 it moved twice as far as the σ = 0.1 tables did. The Procrustes fit to
+# the grid's coordinates puts the rewritten tables above their null too, but only by 0.05 to 0.07
+# (0.45 to 0.48 against a 95th percentile near 0.40): a score of a flat 2-D layout is a weak judge
+# of an update whose structure is rows and columns.
 #
 # **Lazy and rich.** This is a known split in how networks train. Started large next to how far
 # training moves them, weights stay close to their draw and the model learns as a fixed function
@@ -473,7 +490,8 @@ lesson.claim("Procrustes: the rewritten tables less than 0.1 above their null", 
 # *rich* regime): Chizat, Oyallon and Bach 2019 (arXiv 1812.07956), Woodworth et al. 2020 (arXiv
 # 2002.09277). Read with a position table as the features, moved / σ says how much of the table
 # is still its draw: above a half (σ = 0.1 at 100× the rate, 4.3) it was rewritten, as lesson 10
-# uses the word; well below (every other table here, 0.4 at most) it stayed close to its draw. But moved / σ did not decide what was learned.
+# uses the word; below it (every other table here, up to 0.44 for σ = 2 at 1e-2) most of the
+# table is still its draw. But moved / σ did not decide what was learned.
 # Whether the model generalized, and whether what training added to its tables holds the Latin
 # square's rows and columns, followed σ in both sweeps: σ = 0.1 did both at a sixth of its size
 # moved and at four times it; σ = 2 did neither, at a hundredth and at 0.4 of its size. Our reading
@@ -485,14 +503,14 @@ lesson.claim("Procrustes: the rewritten tables less than 0.1 above their null", 
 #
 # `init_scale.SETTINGS["reference"]` is the reference run aspect by aspect: its puzzles and split,
 # its width, init, learning rate and length, its 2-D sinusoid added before every block with
-# dropout. The sweep above changes four things to fit a CPU, and keeps two smaller differences that
-# every setting has:
+# dropout. The sweep above changes three things to fit a CPU (width, learning rate, length),
+# scores the sinusoid both ways, and keeps two smaller differences that every setting has:
 #
 # | | reference run | the sweep above (`reference-64`) | what we measured of it |
 # |---|---|---|---|
 # | width | 160 | 64 | nothing in this lesson |
 # | learning rate | 1e-4 for every weight | 3e-4, the tables 1e-4 (`position_lr_scale=1/3`) | nothing in this lesson |
-# | length | 4,001 epochs (256,064 steps) | 8,000 steps (125 epochs) | the curves above: where each run is when it stops |
+# | length | 4,001 epochs (256,064 steps) | 8,000 steps (about 127 epochs of 63 full batches) | the curves above: where each run is when it stops |
 # | scoring the sinusoid | dropout left on (the script never calls `model.eval()`) | both ways | below |
 # | last GELU of the MLP | Linear–GELU–Linear–GELU | no last GELU | not measured |
 # | last partial batch of an epoch (36 puzzles) | kept | dropped (each epoch drops others) | not measured |
@@ -547,11 +565,11 @@ lesson.claim("dropout on costs less than 0.03 on training and held-out puzzles",
 # - On Ito et al.'s own puzzles, split as their code splits them, with their model's
 #   initialisation, in the course's CPU-sized set-up: a table started at σ = 2 fits its training
 #   puzzles (0.95 or more) and fails the human study's (0.45 or less, never half of them at any
-#   point of any run); started at σ = 0.1 it solves held-out and study puzzles (0.94 and 0.88 or
-#   more). The 2-D sinusoid does at least as well.
-# - Held-out accuracy is partly memory: over half of the held-out puzzles share their view with a
-#   training puzzle, and σ = 2 scores those higher (by 0.06 on average). The study's puzzles test
-#   the rule.
+#   point of any run of that sweep); started at σ = 0.1 it solves held-out and study puzzles (0.94
+#   and 0.88 or more). The 2-D sinusoid does at least as well.
+# - Held-out accuracy is the weaker test: over half of the held-out puzzles share their view with
+#   a training puzzle, and σ = 2 scores those higher (by 0.06 on average), as memory would. The
+#   study's puzzles test the rule.
 # - At the reference's learning rate for the tables, every table moved far less than its reach
 #   (under 5% of Σ lr; the reference run's own reach is 25.6, 32× this sweep's) and stays mostly
 #   its random draw. What training *added* to the σ = 0.1 tables shares the Latin square's rows and
@@ -579,14 +597,14 @@ lesson.claim("dropout on costs less than 0.03 on training and held-out puzzles",
 # | claim | assert | fails when |
 # |---|---|---|
 # | every answer is forced, held-out puzzles are not training puzzles, the study's puzzles are at Jaccard distance ≥ 0.8 from every generated one | `assert (lst.forced(ds.cells) == ds.tensors[1] + 1).all(), name` `assert not set(data["test"].strings()) & set(train.strings())` `assert nearest.min() >= 0.8` | a label is not the forced symbol, the split overlaps, or a study puzzle is close to a generated one |
-# | every view with two answers among the training puzzles is a view of quaternary puzzles only (a binary or ternary view has one answer); over half the held-out puzzles and under a tenth of the study's share a training puzzle's view | `assert all(grades_of[v] == {"quaternary"} for v in two_answers)` `lesson.claim("over half the held-out puzzles share a training puzzle's view", seen["test"].float().mean(), ">", 0.5)` `lesson.claim("under a tenth of the study's puzzles share a training puzzle's view", seen["apart"].float().mean(), "<", 0.1)` | two binary or ternary training puzzles with one view have different answers, or the sets are split otherwise |
+# | every view with two answers among the training puzzles is a view of quaternary puzzles only (a binary or ternary view has one answer); over half the held-out puzzles and under a tenth of the study's share a training puzzle's view | `assert all(grades_of[v] == {"quaternary"} for v in two_answers)` `lesson.claim("over half the held-out puzzles share a training puzzle's view", seen["test"].float().mean(), ">", 0.5)` `lesson.claim("under a tenth of the study's puzzles share a training puzzle's view", seen["apart"].float().mean(), "<", 0.1)` | two binary or ternary training puzzles with one view have different answers, or a split that shares views less (e.g. held out by view) |
 # | a σ = 2 table is drawn at standard deviation 2 | `lesson.claim("a σ = 2 table is drawn at standard deviation 2", abs(ViT(sweep_setting.config("2.0")).pos.table.std().item() - 2.0), "<", 0.1)` | the table is drawn at another scale |
-# | live: both runs train; σ = 0.1 solves most study puzzles, 0.3 more than σ = 2; σ = 2 stays below 0.4 on them while doing better on its training puzzles | `assert not any(r["dead"] for r in live.values())` `lesson.claim("live: σ = 0.1 solves most study puzzles", small["apart"], ">", 0.6)` `lesson.claim("live: σ = 0.1 solves 0.3 more study puzzles than σ = 2", small["apart"] - large["apart"], ">", 0.3)` `lesson.claim("live: σ = 2 stays near chance on the study's puzzles", large["apart"], "<", 0.4)` `lesson.claim("live: σ = 2 does better on its own training puzzles than on the study's", large["train"] - large["apart"], ">", 0.15)` | a run never trains, σ = 2 generalizes, or σ = 0.1 does not |
+# | live: both runs train; σ = 0.1 solves most study puzzles, 0.3 more than σ = 2; σ = 2 stays below 0.4 on them while doing better on its training puzzles | `assert not any(r["dead"] for r in live.values())` `lesson.claim("live: σ = 0.1 solves most study puzzles", small["apart"], ">", 0.6)` `lesson.claim("live: σ = 0.1 solves 0.3 more study puzzles than σ = 2", small["apart"] - large["apart"], ">", 0.3)` `lesson.claim("live: σ = 2 stays below 0.4 on the study's puzzles", large["apart"], "<", 0.4)` `lesson.claim("live: σ = 2 does better on its own training puzzles than on the study's", large["train"] - large["apart"], ">", 0.15)` | a run never trains, σ = 2 generalizes, or σ = 0.1 does not |
 # | recorded with the reference's puzzles, split and init; every run trained; σ = 2 fits its training puzzles (≥ 0.95) and fails the study's (≤ 0.45); σ = 0.1 solves held-out (≥ 0.94) and study (≥ 0.88) puzzles, its lead on the study's more than 3 times the larger spread over seeds; the sinusoid at least as good as σ = 0.1 on held-out and study puzzles | `assert sweep["setting"] == {**sweep["setting"], "puzzles": "reference", "split": "published", "init": "torch"}` `assert all(s["seeds"] >= 3 and s["dead"] == 0 for s in summary.values())` `lesson.claim("recorded: σ = 2 fits its training puzzles", summary["2.0"]["train"], ">=", 0.95)` `lesson.claim("recorded: σ = 2 fails the study's puzzles", summary["2.0"]["apart"], "<=", 0.45)` `lesson.claim("recorded: σ = 0.1 solves held-out puzzles", summary["0.1"]["test"], ">=", 0.94)` `lesson.claim("recorded: σ = 0.1 solves the study's puzzles", summary["0.1"]["apart"], ">=", 0.88)` `lesson.claim("recorded: σ = 0.1's lead on the study's puzzles is more than 3 times the larger spread over seeds", summary["0.1"]["apart"] - summary["2.0"]["apart"] - 3 * spread, ">", 0)` `lesson.claim("recorded: the sinusoid at least as good as σ = 0.1 on held-out and study puzzles", {k: summary["sincos2d"][k] - summary["0.1"][k] for k in ("test", "apart")}, ">=", 0)` | the sweep was recorded with other puzzles, split or init, a run dies, σ = 2 stops short of fitting or solves the study, σ = 0.1 fails it, or the sinusoid falls behind |
 # | no σ = 2 run solved half the study's puzzles at any point of training | `lesson.claim("no σ = 2 run solved half the study's puzzles at any point", best_apart_large, "<", 0.5)` | some σ = 2 run passes 0.5 on them at some point |
 # | σ = 2 does better on held-out puzzles whose view it saw (0.04 or more on average), σ = 0.1 as well either way (within 0.01); the grade mix works against σ = 2's gap (quaternary: the largest seen share, its lowest score) | `lesson.claim("σ = 2 does better where it saw the view", mean_gap["2.0"], ">", 0.04)` `lesson.claim("σ = 0.1 does as well either way", abs(mean_gap["0.1"]), "<", 0.01)` `lesson.claim("the grade mix: quaternary has the largest seen share", share["quaternary"] - max(share[g] for g in lst.GRADES if g != "quaternary"), ">", 0)` `lesson.claim("the grade mix: quaternary is σ = 2's lowest held-out score", min(by_grade[g] for g in lst.GRADES if g != "quaternary") - by_grade["quaternary"], ">", 0)` | σ = 2 does as well on new views, σ = 0.1 does not, or the grade mix favours the seen puzzles |
 # | at the tables' rate of 1e-4 neither table moves far: σ = 0.1 moves less than a quarter of its size, σ = 2 less than 1% | `lesson.claim("at 1e-4 a σ = 0.1 table moved less than a quarter of its size", max(moved(runs, "0.1")), "<", 0.25 * 0.1)` `lesson.claim("at 1e-4 a σ = 2 table moved less than 1% of its size", max(moved(runs, "2.0")), "<", 0.01 * 2.0)` | a table moves further |
-# | with the tables at 100× the rate (nothing else changed, every run trained) a σ = 0.1 table moves more than twice its size, a σ = 2 table less than half; every table of both sweeps less than 5% of its reach; the same two regimes (σ = 2: train ≥ 0.95, study ≤ 0.5) | `assert reach["setting"] == {**sweep["setting"], "position_lr_scale": reach["setting"]["position_lr_scale"]}` `assert abs(reach["setting"]["position_lr_scale"] / sweep["setting"]["position_lr_scale"] - 100) < 1e-9` `assert all(s["seeds"] >= 3 and s["dead"] == 0 for s in reach_summary.values())` `lesson.claim("at 1e-2 a σ = 0.1 table moves more than twice its size", min(moved(reach_runs, "0.1")), ">", 2 * 0.1)` `lesson.claim("every table of both sweeps moved less than 5% of its reach", max(share_of_reach), "<", 0.05)` `lesson.claim("at 1e-2 a σ = 2 table still moves less than half of its size", max(moved(reach_runs, "2.0")), "<", 0.5 * 2.0)` `lesson.claim("at 1e-2 σ = 0.1 still solves the study's puzzles", reach_summary["0.1"]["apart"], ">=", 0.88)` `lesson.claim("at 1e-2 σ = 2 still fails the study's puzzles on average", reach_summary["2.0"]["apart"], "<=", 0.5)` `lesson.claim("at 1e-2 σ = 2 still fits its training puzzles", reach_summary["2.0"]["train"], ">=", 0.95)` | the two sweeps differ in more than the tables' rate, the tables move otherwise (or as far as Σ lr allows), or σ = 2 generalizes |
-# | each run's start drawn again is its start; what training added to σ = 0.1's tables shares rows and columns in blocks 0 and 1, every seed, both rates (adjusted p < 0.05, more than 0.25 above the null's 95th percentile); what it added to σ = 2's holds neither anywhere; at 1e-4 the σ = 0.1 draw is more than 4× the update and fewer than a quarter of the whole tables' tests pass; the rewritten tables hold both in blocks 0 and 1; no σ = 2 table holds either; Procrustes above the null by less than 0.1 | `assert abs((end - start).pow(2).mean().sqrt().item() - r["moved_rms"]) < 1e-4` `lesson.claim("what training added to σ = 0.1's tables shares rows and columns, blocks 0 and 1, every seed, both rates", max(t["adjusted"] for t in added_small), "<", 0.05)` `lesson.claim("...by more than 0.25 above the null's 95th percentile", min(t["r"] - t["null95"] for t in added_small), ">", 0.25)` `lesson.claim("what training added to σ = 2's tables holds neither, in any block, at either rate", min(t["adjusted"] for t in pick(what="added", sigma="2.0")), ">", 0.05)` `lesson.claim("at 1e-4 the σ = 0.1 draw is more than 4 times what training added", min(ratio), ">", 4)` `lesson.claim("the rewritten tables hold both, blocks 0 and 1, every seed", max(t["adjusted"] for t in pick(what="table", rate="1e-2", sigma="0.1", **early)), "<", 0.05)` `lesson.claim("no σ = 2 table holds either, in any block, at either rate", min(t["adjusted"] for t in pick(what="table", sigma="2.0")), ">", 0.05)` `lesson.claim("at 1e-4 most σ = 0.1 tables hide it: fewer than a quarter of their tests pass", sum(t["adjusted"] < 0.05 for t in hidden) / len(hidden), "<", 0.25)` `lesson.claim("Procrustes: the rewritten tables above their null", procrustes, ">", 0)` `lesson.claim("Procrustes: the rewritten tables less than 0.1 above their null", procrustes, "<", 0.1)` | the start is drawn otherwise (another seeding), the update holds no rows and columns, σ = 2's does, the update is as large as the draw, or Procrustes separates the tables by more |
+# | with the tables at 100× the rate (nothing else changed, every run trained) a σ = 0.1 table moves more than twice its size, a σ = 2 table less than half; every table of both sweeps less than 5% of its reach; σ = 0.1 still solves the study's puzzles and leads σ = 2 there by more than 3 times the larger spread, σ = 2 still fits its training puzzles; every table moved within a factor of 2.5 of lr × √steps | `assert reach["setting"] == {**sweep["setting"], "position_lr_scale": reach["setting"]["position_lr_scale"]}` `assert abs(reach["setting"]["position_lr_scale"] / sweep["setting"]["position_lr_scale"] - 100) < 1e-9` `assert all(s["seeds"] >= 3 and s["dead"] == 0 for s in reach_summary.values())` `lesson.claim("at 1e-2 a σ = 0.1 table moves more than twice its size", min(moved(reach_runs, "0.1")), ">", 2 * 0.1)` `lesson.claim("every table of both sweeps moved less than 5% of its reach", max(share_of_reach), "<", 0.05)` `lesson.claim("at 1e-2 a σ = 2 table still moves less than half of its size", max(moved(reach_runs, "2.0")), "<", 0.5 * 2.0)` `lesson.claim("at 1e-2 σ = 0.1 still solves the study's puzzles", reach_summary["0.1"]["apart"], ">=", 0.88)` `lesson.claim("at 1e-2 σ = 0.1's lead on the study's puzzles is more than 3 times the larger spread over seeds", reach_summary["0.1"]["apart"] - reach_summary["2.0"]["apart"] - 3 * reach_spread, ">", 0)` `lesson.claim("every table moved within a factor of 2.5 of lr × √steps", max(max(walk), 1 / min(walk)), "<", 2.5)` `lesson.claim("at 1e-2 σ = 2 still fits its training puzzles", reach_summary["2.0"]["train"], ">=", 0.95)` | the two sweeps differ in more than the tables' rate, the tables move otherwise (or as far as Σ lr allows), or σ = 2 generalizes |
+# | each run's start drawn again is its start; what training added to σ = 0.1's tables shares rows and columns in blocks 0 and 1, every seed, both rates (adjusted p < 0.05, more than 0.25 above the null's 95th percentile); in what it added to σ = 2's, and in σ = 2's tables, no test passes anywhere and none is more than 0.1 above its null's 95th percentile; at 1e-4 the σ = 0.1 draw is more than 4× the update and fewer than a quarter of the whole tables' tests pass; the rewritten tables hold both in blocks 0 and 1;  Procrustes above the null by less than 0.1 | `assert abs((end - start).pow(2).mean().sqrt().item() - r["moved_rms"]) < 1e-4` `lesson.claim("what training added to σ = 0.1's tables shares rows and columns, blocks 0 and 1, every seed, both rates", max(t["adjusted"] for t in added_small), "<", 0.05)` `lesson.claim("...by more than 0.25 above the null's 95th percentile", min(t["r"] - t["null95"] for t in added_small), ">", 0.25)` `lesson.claim("what training added to σ = 2's tables: no test passes, in any block, at either rate", min(t["adjusted"] for t in pick(what="added", sigma="2.0")), ">", 0.05)` `lesson.claim("...and no σ = 2 test, of a table or of its update, is more than 0.1 above its null's 95th percentile", max(t["r"] - t["null95"] for t in pick(sigma="2.0")), "<", 0.1)` `lesson.claim("at 1e-4 the σ = 0.1 draw is more than 4 times what training added", min(ratio), ">", 4)` `lesson.claim("the rewritten tables hold both, blocks 0 and 1, every seed", max(t["adjusted"] for t in pick(what="table", rate="1e-2", sigma="0.1", **early)), "<", 0.05)` `lesson.claim("no σ = 2 table passes a test, in any block, at either rate", min(t["adjusted"] for t in pick(what="table", sigma="2.0")), ">", 0.05)` `lesson.claim("at 1e-4 most σ = 0.1 tables hide it: fewer than a quarter of their tests pass", sum(t["adjusted"] < 0.05 for t in hidden) / len(hidden), "<", 0.25)` `lesson.claim("Procrustes: the rewritten tables above their null", procrustes, ">", 0)` `lesson.claim("Procrustes: the rewritten tables less than 0.1 above their null", procrustes, "<", 0.1)` | the start is drawn otherwise (another seeding), the update holds no rows and columns, σ = 2's does, the update is as large as the draw, or Procrustes puts a rewritten table at its null or separates it by more |
 # | the reference's init makes a σ = 2 model's first attention sharp from the start (below 2 nats), minivit's leaves it near uniform (above 2.7), and at σ = 0.1 both are near uniform | `lesson.claim("the reference's init makes σ = 2 attention sharp from the start", entropy["torch", "2.0"], "<", 2.0)` `lesson.claim("minivit's init leaves σ = 2 attention near uniform", entropy["trunc_normal", "2.0"], ">", 2.7)` `lesson.claim("at σ = 0.1 both inits leave attention near uniform", {init: entropy[init, "0.1"] for init in ("torch", "trunc_normal")}, ">", 2.7)` | the inits are the same, or σ does not drive attention at init |
 # | scoring the sinusoid with dropout on, as the reference does, costs 0.01–0.03 on training and held-out puzzles | `lesson.claim("dropout on costs more than 0.01 on training and held-out puzzles", {k: gaps[k] for k in ("train", "test")}, ">", 0.01)` `lesson.claim("dropout on costs less than 0.03 on training and held-out puzzles", {k: gaps[k] for k in ("train", "test")}, "<", 0.03)` | dropout is off in the recorded runs, or costs more or less |
