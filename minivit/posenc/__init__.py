@@ -18,6 +18,7 @@ from minivit.posenc.none import NoPosition
 from minivit.posenc.relative import RelativeBias, relative_offsets
 from minivit.posenc.rope import RoPE1D, RoPEAxial, RoPEMixed, rotate_pairs
 from minivit.posenc.sinusoidal import Sincos1D, Sincos2D, sincos_1d, sincos_2d
+from minivit.posenc.spiral import RoPESpiral, spiral_directions
 
 REGISTRY: dict[str, type[PositionalEncoding]] = {
     "none": NoPosition,
@@ -28,6 +29,7 @@ REGISTRY: dict[str, type[PositionalEncoding]] = {
     "rope1d": RoPE1D,
     "rope-axial": RoPEAxial,
     "rope-mixed": RoPEMixed,
+    "rope-spiral": RoPESpiral,
     "alibi1d": ALiBi1D,
     "alibi2d": ALiBi2D,
     "peg": PEG,
@@ -123,6 +125,7 @@ __all__ = [
     "RoPE1D",
     "RoPEAxial",
     "RoPEMixed",
+    "RoPESpiral",
     "Sincos1D",
     "Sincos2D",
     "alibi_slopes",
@@ -139,4 +142,5 @@ __all__ = [
     "rotate_pairs",
     "sincos_1d",
     "sincos_2d",
+    "spiral_directions",
 ]
