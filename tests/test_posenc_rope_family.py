@@ -1,4 +1,4 @@
-"""Spiral RoPE against its defining properties."""
+"""LieRE and Spiral RoPE against their defining properties."""
 
 import math
 
@@ -51,6 +51,78 @@ def spread_within_offsets(s, grid):
 def spread_across_offsets(s):
     """How much the scores vary at all: max - min over every pair of tokens."""
     return (s.max() - s.min()).item()
+
+
+# --------------------------------------------------------------------------- LieRE
+
+
+def test_liere_score_is_not_offset_only_with_non_commuting_generators():
+    torch.manual_seed(0)
+    e = enc("liere").double()  # the paper's set-up: dense generators of the whole head, U(0, 2 pi)
+    a = e.generator(0)  # (2, H, 1, Dh, Dh)
+    commutator = a[0] @ a[1] - a[1] @ a[0]
+    assert commutator.abs().max() > 1.0
+    for grid in [(4, 5), (6, 7)]:
+        q, k = same_content(e, grid)
+        s = scores(e, q, k, grid)
+        # two pairs of patches at the same offset score very differently: a clear margin
+        assert spread_within_offsets(s, grid) > 0.2 * spread_across_offsets(s)
+
+
+@pytest.mark.parametrize("grid", [(4, 5), (6, 7)])
+def test_liere_with_commuting_generators_scores_by_the_offset_alone(grid):
+    torch.manual_seed(0)
+    e = enc("liere", commuting=True).double()
+    a = e.generator(1)  # (2, H, Dh/2, 2, 2)
+    torch.testing.assert_close(a[0] @ a[1], a[1] @ a[0], rtol=0, atol=1e-12)
+    q, k = same_content(e, grid)
+    s = scores(e, q, k, grid, layer=1)
+    assert spread_within_offsets(s, grid) < 1e-10 * s.abs().max()  # float64 rounding
+    assert spread_across_offsets(s) > 0.5 * s.abs().max()
+
+
+def test_liere_commuting_is_mixed_rope_with_its_generators_as_frequencies():
+    """exp(t [[0, a], [-a, 0]]) turns a pair by -t a: mixed RoPE with f_x = -a_col / gw, f_y = -a_row / gh."""
+    liere, mixed = enc("liere", commuting=True, prefix=1), enc("rope-mixed", prefix=1)
+    with torch.no_grad():
+        a = liere.generators[..., 0]  # (L, axis: row col, H, Dh/2)
+        mixed.freqs[:, 0] = -a[:, 1] / 5  # f_x (columns), gw = 5
+        mixed.freqs[:, 1] = -a[:, 0] / 4  # f_y (rows), gh = 4
+    q, k = torch.randn(2, 3, 2, 21, 16).unbind(0)
+    for layer in range(2):
+        for x, y in zip(liere.rotate(q, k, (4, 5), layer), mixed.rotate(q, k, (4, 5), layer), strict=True):
+            torch.testing.assert_close(x, y, rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("options", [{}, {"block": 4}, {"commuting": True}])
+def test_liere_rotation_is_orthogonal_at_every_position(options):
+    torch.manual_seed(0)
+    e = enc("liere", **options).double()
+    for grid in [(4, 5), (9, 3)]:
+        r = e.rotations(grid, 1, torch.float64)  # (H, N, Dh/block, block, block)
+        eye = torch.eye(e.block, dtype=torch.float64).expand_as(r)
+        torch.testing.assert_close(r.transpose(-1, -2) @ r, eye, rtol=0, atol=1e-10)
+        assert (r - eye).abs().max() > 0.1  # a real rotation, not the identity
+    if "block" in options:  # each block of 4 channels turns on its own
+        q = torch.zeros(1, 2, 20, 16, dtype=torch.float64)
+        q[..., :4] = 1.0
+        qr, _ = e.rotate(q, q, (4, 5), 0)
+        assert (qr[..., 4:] == 0).all() and not torch.allclose(qr[..., :4], q[..., :4])
+
+
+def test_liere_follows_the_papers_setup():
+    e = enc("liere", dim=64, heads=4, depth=3, grid=(4, 8))
+    assert e.generators.shape == (3, 2, 4, 1, 16 * 15 // 2)  # (L, axis, H, blocks, upper triangle)
+    assert 0 <= e.generators.min() and e.generators.max() < 2 * math.pi
+    x = e.positions((4, 8))  # the trained grid spans [0, 1) along each axis
+    assert x.min() == 0 and x[:, 0].max() == 0.75 and x[:, 1].max() == 7 / 8
+    assert e.positions((8, 16)).max() > 1  # past the trained span at a larger grid
+    assert enc("liere", grid=(4, 8), interpolate=True).positions((8, 16)).max() < 1
+    a = e.generator(0)
+    torch.testing.assert_close(a, -a.transpose(-1, -2), rtol=0, atol=0)  # skew-symmetric
+    m = ViT(ViTConfig(image_size=16, patch_size=4, dim=32, heads=2, position="liere"))
+    _, no_decay = m.parameter_groups(0.05)
+    assert any(p is m.pos.generators for p in no_decay["params"])
 
 
 # --------------------------------------------------------------------------- Spiral RoPE
@@ -128,6 +200,9 @@ def test_spiral_draws_the_oriented_stripe_that_axial_rope_cannot():
 # --------------------------------------------------------------------------- every one of them
 
 CASES = [
+    ("liere", {}),
+    ("liere", {"block": 4}),
+    ("liere", {"commuting": True}),
     ("rope-spiral", {}),
     ("rope-spiral", {"directions": 8}),
 ]
@@ -171,6 +246,19 @@ BAD_OPTIONS = [
         {"directions": 3},
         r"directions=3 equal groups, but dim / heads = 8 has 4 pair\(s\); choose directions dividing 4",
     ),
+    (
+        "liere",
+        {"block": 1},
+        r"option block=1 of positional encoding 'liere' is out of range; "
+        r"pass a whole number >= 2 \(or None\)",
+    ),
+    (
+        "liere",
+        {"block": 3},
+        r"blocks of 3 channels do not tile a head of dim / heads = 8 channels; pass a block that divides 8",
+    ),
+    ("liere", {"commuting": True, "block": 4}, r"commuting=True uses generators in 2x2 blocks, but block=4"),
+    ("liere", {"commuting": 1}, r"option commuting=1 of positional encoding 'liere' is not True or False"),
 ]
 
 

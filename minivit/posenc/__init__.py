@@ -14,6 +14,7 @@ from minivit.posenc.alibi import ALiBi1D, ALiBi2D, alibi_slopes
 from minivit.posenc.base import Grid, PositionalEncoding, grid_coords, pad_prefix
 from minivit.posenc.conditional import PEG
 from minivit.posenc.learned import Learned, resample
+from minivit.posenc.liere import LieRE, skew_symmetric
 from minivit.posenc.none import NoPosition
 from minivit.posenc.relative import RelativeBias, relative_offsets
 from minivit.posenc.rope import RoPE1D, RoPEAxial, RoPEMixed, rotate_pairs
@@ -30,6 +31,7 @@ REGISTRY: dict[str, type[PositionalEncoding]] = {
     "rope-axial": RoPEAxial,
     "rope-mixed": RoPEMixed,
     "rope-spiral": RoPESpiral,
+    "liere": LieRE,
     "alibi1d": ALiBi1D,
     "alibi2d": ALiBi2D,
     "peg": PEG,
@@ -119,6 +121,7 @@ __all__ = [
     "ALiBi2D",
     "Grid",
     "Learned",
+    "LieRE",
     "NoPosition",
     "PositionalEncoding",
     "RelativeBias",
@@ -142,5 +145,6 @@ __all__ = [
     "rotate_pairs",
     "sincos_1d",
     "sincos_2d",
+    "skew_symmetric",
     "spiral_directions",
 ]
