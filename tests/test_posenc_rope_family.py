@@ -1,4 +1,4 @@
-"""LieRE and Spiral RoPE against their defining properties."""
+"""STRING, LieRE and Spiral RoPE against their defining properties."""
 
 import math
 
@@ -51,6 +51,76 @@ def spread_within_offsets(s, grid):
 def spread_across_offsets(s):
     """How much the scores vary at all: max - min over every pair of tokens."""
     return (s.max() - s.min()).item()
+
+
+# --------------------------------------------------------------------------- STRING
+
+
+@pytest.mark.parametrize("frequencies", ["mixed", "axial"])
+@pytest.mark.parametrize("grid", [(4, 5), (6, 7)])  # the training grid and another
+def test_string_score_depends_only_on_the_offset_for_any_change_of_basis(frequencies, grid):
+    torch.manual_seed(0)
+    e = enc("string", frequencies=frequencies)
+    with torch.no_grad():
+        e.basis.normal_(std=1.0)  # P far from the identity
+    for layer in range(2):
+        assert (e.change_of_basis(layer) - torch.eye(16)).abs().max() > 0.3
+        q, k = same_content(e, grid, seed=layer)
+        s = scores(e, q, k, grid, layer)
+        assert spread_within_offsets(s, grid) < 1e-5 * s.abs().max()  # float32 angles, as RoPE's
+        assert spread_across_offsets(s) > 0.5 * s.abs().max()  # it does depend on the offset
+        # and P matters: the wrapped RoPE alone scores the same q, k otherwise
+        plain = scores(e.rope, q, k, grid, layer)
+        assert (s - plain).abs().max() > 0.1 * s.abs().max()
+
+
+def test_string_at_initialisation_is_exactly_the_rope_it_wraps():
+    q, k = torch.randn(2, 3, 2, 21, 16).unbind(0)  # a class token and a 4x5 grid
+    torch.manual_seed(7)
+    string = enc("string", prefix=1)
+    torch.manual_seed(7)
+    mixed = enc("rope-mixed", prefix=1)  # the same draw of random frequencies
+    torch.testing.assert_close(string.rope.freqs, mixed.freqs, rtol=0, atol=0)
+    axial_string, axial = enc("string", frequencies="axial", prefix=1), enc("rope-axial", prefix=1)
+    for layer in range(2):
+        assert torch.equal(string.change_of_basis(layer), torch.eye(16).expand(2, 16, 16))  # exp(0) = I
+        for grid in [(4, 5), (2, 3)]:
+            n = 1 + grid[0] * grid[1]
+            for a, b in [(string, mixed), (axial_string, axial)]:
+                got = a.rotate(q[..., :n, :], k[..., :n, :], grid, layer)
+                want = b.rotate(q[..., :n, :], k[..., :n, :], grid, layer)
+                assert all(torch.equal(x, y) for x, y in zip(got, want, strict=True))
+
+
+def test_string_change_of_basis_stays_orthogonal_after_an_optimiser_step():
+    torch.manual_seed(0)
+    e = enc("string").double()
+    optimizer = torch.optim.AdamW(e.parameters(), lr=0.1, weight_decay=0.05)
+    q, k = torch.randn(2, 4, 2, 20, 16, dtype=torch.float64).unbind(0)
+    for _ in range(3):
+        optimizer.zero_grad()
+        qr, kr = e.rotate(q, k, (4, 5), 1)
+        (qr @ kr.transpose(-2, -1)).tanh().sum().backward()
+        optimizer.step()
+    p = e.change_of_basis(1, torch.float64).detach()  # (H, Dh, Dh)
+    assert (p - torch.eye(16)).abs().max() > 0.05  # the steps moved P
+    torch.testing.assert_close(p.transpose(-1, -2) @ p, torch.eye(16, dtype=torch.float64).expand_as(p))
+
+
+def test_string_parameters_are_learned_without_weight_decay():
+    m = ViT(ViTConfig(image_size=16, patch_size=4, dim=32, heads=2, position="string"))
+    m(torch.randn(2, 3, 16, 16)).sum().backward()
+    assert m.pos.basis.grad is not None and m.pos.basis.grad.abs().sum() > 0
+    _, no_decay = m.parameter_groups(0.05)
+    exempt = {id(p) for p in no_decay["params"]}
+    assert id(m.pos.basis) in exempt and id(m.pos.rope.freqs) in exempt
+
+
+def test_string_interpolate_reaches_the_wrapped_rope():
+    e = enc("string", frequencies="axial", grid=(4, 4), interpolate=True)
+    assert e.rope.interpolate and e.positions((8, 8)).max() < 4
+    e.interpolate = False
+    assert not e.rope.interpolate and e.positions((8, 8)).max() == 7
 
 
 # --------------------------------------------------------------------------- LieRE
@@ -200,6 +270,8 @@ def test_spiral_draws_the_oriented_stripe_that_axial_rope_cannot():
 # --------------------------------------------------------------------------- every one of them
 
 CASES = [
+    ("string", {}),
+    ("string", {"frequencies": "axial"}),
     ("liere", {}),
     ("liere", {"block": 4}),
     ("liere", {"commuting": True}),
@@ -213,12 +285,20 @@ IDS = [name + "".join(f"-{k}={v}" for k, v in opts.items()) for name, opts in CA
 def test_every_rotation_keeps_lengths_and_leaves_the_prefix_alone(name, options):
     torch.manual_seed(0)
     e = enc(name, prefix=1, **options)
+    if name == "string":
+        with torch.no_grad():
+            e.basis.normal_()
     for grid in [(4, 5), (6, 3)]:
         q, k = torch.randn(2, 2, 2, 1 + grid[0] * grid[1], 16, dtype=torch.float64).unbind(0)
         for x, xr in zip((q, k), e.rotate(q, k, grid, 1), strict=True):
             torch.testing.assert_close(xr.norm(dim=-1), x.norm(dim=-1))
             assert not torch.allclose(xr[..., 2:, :], x[..., 2:, :])
-            assert torch.equal(xr[..., 0, :], x[..., 0, :])
+            if name != "string":  # STRING turns every token by P, which cancels between prefix tokens
+                assert torch.equal(xr[..., 0, :], x[..., 0, :])
+        if name == "string":  # the class token's score with itself is untouched
+            qr, kr = e.rotate(q, k, grid, 1)
+            dot = lambda a, b: (a[..., 0, :] * b[..., 0, :]).sum(-1)  # noqa: E731  (B, H)
+            torch.testing.assert_close(dot(qr, kr), dot(q, k))
 
 
 @pytest.mark.parametrize(("name", "options"), CASES, ids=IDS)
@@ -259,6 +339,18 @@ BAD_OPTIONS = [
     ),
     ("liere", {"commuting": True, "block": 4}, r"commuting=True uses generators in 2x2 blocks, but block=4"),
     ("liere", {"commuting": 1}, r"option commuting=1 of positional encoding 'liere' is not True or False"),
+    (
+        "string",
+        {"frequencies": "golden"},
+        r"option frequencies='golden' of positional encoding 'string' is unknown; "
+        r"pass one of 'mixed', 'axial'",
+    ),
+    (
+        "string",
+        {"base": 1.0},
+        r"option base=1.0 of positional encoding 'string' is out of range; "
+        r"pass a finite number > 1 \(or None\)",
+    ),
 ]
 
 

@@ -20,6 +20,7 @@ from minivit.posenc.relative import RelativeBias, relative_offsets
 from minivit.posenc.rope import RoPE1D, RoPEAxial, RoPEMixed, rotate_pairs
 from minivit.posenc.sinusoidal import Sincos1D, Sincos2D, sincos_1d, sincos_2d
 from minivit.posenc.spiral import RoPESpiral, spiral_directions
+from minivit.posenc.string import STRING
 
 REGISTRY: dict[str, type[PositionalEncoding]] = {
     "none": NoPosition,
@@ -31,6 +32,7 @@ REGISTRY: dict[str, type[PositionalEncoding]] = {
     "rope-axial": RoPEAxial,
     "rope-mixed": RoPEMixed,
     "rope-spiral": RoPESpiral,
+    "string": STRING,
     "liere": LieRE,
     "alibi1d": ALiBi1D,
     "alibi2d": ALiBi2D,
@@ -129,6 +131,7 @@ __all__ = [
     "RoPEAxial",
     "RoPEMixed",
     "RoPESpiral",
+    "STRING",
     "Sincos1D",
     "Sincos2D",
     "alibi_slopes",
