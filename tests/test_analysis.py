@@ -67,7 +67,16 @@ def test_mean_attention_distance_in_patches():
 
 # --- looking inside a model --------------------------------------------------------------------------
 
-OFFSET_ONLY = ("rope1d", "rope-axial", "rope-mixed", "alibi1d", "alibi2d", "relative")
+OFFSET_ONLY = (
+    "rope1d",
+    "rope-axial",
+    "rope-mixed",
+    "rope-spiral",
+    "string",
+    "alibi1d",
+    "alibi2d",
+    "relative",
+)
 
 
 def _vit(position, **changes):

@@ -14,10 +14,13 @@ from minivit.posenc.alibi import ALiBi1D, ALiBi2D, alibi_slopes
 from minivit.posenc.base import Grid, PositionalEncoding, grid_coords, pad_prefix
 from minivit.posenc.conditional import PEG
 from minivit.posenc.learned import Learned, resample
+from minivit.posenc.liere import LieRE, skew_symmetric
 from minivit.posenc.none import NoPosition
 from minivit.posenc.relative import RelativeBias, relative_offsets
 from minivit.posenc.rope import RoPE1D, RoPEAxial, RoPEMixed, rotate_pairs
 from minivit.posenc.sinusoidal import Sincos1D, Sincos2D, sincos_1d, sincos_2d
+from minivit.posenc.spiral import RoPESpiral, spiral_directions
+from minivit.posenc.string import STRING
 
 REGISTRY: dict[str, type[PositionalEncoding]] = {
     "none": NoPosition,
@@ -28,6 +31,9 @@ REGISTRY: dict[str, type[PositionalEncoding]] = {
     "rope1d": RoPE1D,
     "rope-axial": RoPEAxial,
     "rope-mixed": RoPEMixed,
+    "rope-spiral": RoPESpiral,
+    "string": STRING,
+    "liere": LieRE,
     "alibi1d": ALiBi1D,
     "alibi2d": ALiBi2D,
     "peg": PEG,
@@ -117,12 +123,15 @@ __all__ = [
     "ALiBi2D",
     "Grid",
     "Learned",
+    "LieRE",
     "NoPosition",
     "PositionalEncoding",
     "RelativeBias",
     "RoPE1D",
     "RoPEAxial",
     "RoPEMixed",
+    "RoPESpiral",
+    "STRING",
     "Sincos1D",
     "Sincos2D",
     "alibi_slopes",
@@ -139,4 +148,6 @@ __all__ = [
     "rotate_pairs",
     "sincos_1d",
     "sincos_2d",
+    "skew_symmetric",
+    "spiral_directions",
 ]
