@@ -10,8 +10,8 @@ value, the bound and the margin when ``MINIVIT_CLAIMS`` names a file. This scrip
   (the hashes of the lesson's source and of its code cells, the machine, torch, seconds, the error if
   the lesson stopped, and every claim's record). A re-run skips what is recorded for the lesson's
   current code, so the sweep can be stopped and resumed; a lesson whose code changed is run again,
-  one whose prose alone changed is not (runs recorded before the edit are matched to the code they
-  ran through the lesson's git history).
+  one whose prose or exercise cells alone changed is not (runs recorded before the edit are matched to
+  the code they ran through the lesson's git history).
 - `lessons/CLAIMS.md`: a table per lesson, a row per claim: runs passed, smallest and median margin;
   a claim that fails a run, or whose smallest margin is under a fifth of its median, is flagged.
 
@@ -51,11 +51,16 @@ def source_hash(py: Path) -> str:
 
 
 def code_hash(text: str) -> str:
-    """The hash of a lesson's code cells: what its claims' values depend on (prose edits keep it)."""
+    """The hash of a lesson's code cells: what its claims' values depend on. Prose edits keep it, and
+    so do the exercise cells (tagged "exercise"), which come after every claim (tests/test_exercises.py)."""
     import jupytext
 
     cells = jupytext.reads(text, fmt="py:percent").cells
-    code = "\n\n".join(c.source.strip() for c in cells if c.cell_type == "code")
+    code = "\n\n".join(
+        c.source.strip()
+        for c in cells
+        if c.cell_type == "code" and "exercise" not in c.metadata.get("tags", [])
+    )
     return hashlib.sha256(code.encode()).hexdigest()[:12]
 
 
