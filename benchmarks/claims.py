@@ -10,10 +10,10 @@ value, the bound and the margin when ``MINIVIT_CLAIMS`` names a file. This scrip
   (the hashes of the lesson's source and of its code cells, the machine, torch, seconds, the error if
   the lesson stopped, and every claim's record). A re-run skips what is recorded for the lesson's
   current code, so the sweep can be stopped and resumed; a lesson whose code changed is run again,
-  one whose prose alone changed is not (runs recorded before the edit are matched to the code they
-  ran through the lesson's git history). The key is the lesson's own code: a change in the package
-  that moves a lesson's numbers (a setting's step count, say) is not seen, so make the lesson show
-  it (print the changed setting) or its old runs will still count.
+  one whose prose or exercise cells alone changed is not (runs recorded before the edit are matched
+  to the code they ran through the lesson's git history). The key is the lesson's own code: a change
+  in the package that moves a lesson's numbers (a setting's step count, say) is not seen, so make
+  the lesson show it (print the changed setting) or its old runs will still count.
 - `lessons/CLAIMS.md`: a table per lesson, a row per claim: runs passed, smallest and median margin;
   a claim that fails a run, or whose smallest margin is under a fifth of its median, is flagged.
 

@@ -201,19 +201,56 @@ fig
 #   invariant to shuffling the patches.
 # - On a task whose answer is a place, that model is stuck at chance; adding a positional encoding
 #   (here `sincos2d`) to the same model makes the task learnable.
-#
+
+# %% [markdown]
 # ## Exercises
 #
-# 1. Train the no-encoding model on a task that needs only *content* (for example: is there a
-#    triangle anywhere?). Does it still fail? Why not?
-# 2. Use `pool="cls"` in the config. Is the class token's output still invariant to shuffling? Check
-#    with `model.features`.
-# 3. Use `patch_size=4` (36 patches, 4 per cell). Shuffling patches now cuts shapes apart. Is the
-#    no-encoding model's output still invariant? Can it still learn the task?
-# 4. Replace `sincos2d` with `learned` (a trainable table, lesson 03). How many steps does it need?
-# 5. Use `position="peg"` (a zero-padded convolution after the first block). Is the output still
-#    invariant to shuffling? Where does its position come from?
+# Worked solutions are in [`solutions/`](../solutions/), one file per lesson. An exercise with a
+# check has an answer cell and a check cell below it: replace the `...` with your answer (a number,
+# a tensor or a function, as the exercise says) and run both cells. The check prints ✓ and what your
+# answer shows, or ✗, what differs and a hint. Exercises marked (discussion) have no check.
 #
+# 1. (discussion) Train the no-encoding model on a task that needs only *content* (for example: is
+#    there a triangle anywhere?). Does it still fail? Why not?
+# 2. Use `pool="cls"` in the config. Is the class token's output still invariant to shuffling? Write
+#    `answer_00_2(model, images, perm)`: the largest absolute change of `model.features` when the
+#    patches of `images` are shuffled by `perm` (with the model's own patch size,
+#    `model.config.patch_size`), and use it on a `pool="cls"` model without position.
+
+# %% tags=["exercise"]
+from minivit import exercises
+
+answer_00_2 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("00.2", answer_00_2)
+
+# %% [markdown]
+# 3. Use `patch_size=4` (36 patches, 4 per cell). Shuffling patches now cuts shapes apart. First the
+#    arithmetic: `answer_00_3 = ((rows, cols), patches_per_cell)` for this patch size. Is the
+#    no-encoding model's output still invariant? Can it still learn the task?
+
+# %% tags=["exercise"]
+answer_00_3 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("00.3", answer_00_3)
+
+# %% [markdown]
+# 4. (discussion) Replace `sincos2d` with `learned` (a trainable table, lesson 03). How many steps
+#    does it need?
+# 5. Use `position="peg"` (a zero-padded convolution after the first block). Is the output still
+#    invariant to shuffling? Where does its position come from? Answer with the set of encodings in
+#    `minivit.REGISTRY` whose untrained model gives the same pooled output for an image and for a
+#    random shuffle of its patches: `answer_00_5 = {"...", ...}`.
+
+# %% tags=["exercise"]
+answer_00_5 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("00.5", answer_00_5)
+
+# %% [markdown]
 # ## Claims index
 #
 # | claim | assert | fails when |

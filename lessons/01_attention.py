@@ -275,22 +275,59 @@ widgets.attention_explorer(trained, test.images[:20])
 # - Attention treats its inputs as a set: reordering keys and values changes nothing, and equal
 #   contents get equal outputs wherever they are. Position has to be put in from outside, and the
 #   next lessons are about the ways to do it.
-#
+
+# %% [markdown]
 # ## Exercises
+#
+# Worked solutions are in [`solutions/`](../solutions/), one file per lesson. An exercise with a
+# check has an answer cell and a check cell below it: replace the `...` with your answer (a number,
+# a tensor or a function, as the exercise says) and run both cells. The check prints ✓ and what your
+# answer shows, or ✗, what differs and a hint. Exercises marked (discussion) have no check.
 #
 # 1. Build an untrained model with `dim=256` and PyTorch's default init (`init="torch"`), and
 #    compute its block-0 attention entropy as the init cell above does, with and without the
-#    $1/\sqrt{d}$ scaling (multiply the scores by $\sqrt{d}$). What happens to the entropy?
-# 2. In the "twin" cell, copy a patch into a *neighbouring* cell instead. Do the `sincos2d` model's
-#    two outputs differ more or less than for a far-away copy?
-# 3. Use the explorer to find a head of the trained model that looks from the circle towards the
-#    square. Is it the same head for every image?
-# 4. Apply a *causal* mask (token $i$ sees only $j \le i$) in `explicit_attention` via `bias`.
-#    Is the output still unchanged when you reorder the tokens? Why would a text model not need a
-#    positional encoding as badly as a ViT? (Haviv et al. 2022, arXiv 2203.16634, train causal
+#    $1/\sqrt{d}$ scaling (multiply the scores by $\sqrt{d}$). What happens to the entropy? First,
+#    as a number: with 2 heads as here, leaving out the $1/\sqrt{d}$ is the same as a softmax
+#    temperature $T$. Which one? `answer_01_1 = T`.
+
+# %% tags=["exercise"]
+from minivit import exercises
+
+answer_01_1 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("01.1", answer_01_1)
+
+# %% [markdown]
+# 2. (discussion) In the "twin" cell, copy a patch into a *neighbouring* cell instead. Do the
+#    `sincos2d` model's two outputs differ more or less than for a far-away copy?
+# 3. (discussion) Use the explorer to find a head of the trained model that looks from the circle
+#    towards the square. Is it the same head for every image?
+# 4. Apply a *causal* mask (token $i$ sees only $j \le i$) in `explicit_attention` via `bias`: write
+#    `answer_01_4(n)`, the bias [n, n] that is 0 where token $i$ may look and $-\infty$ where it may
+#    not. Is the output still unchanged when you reorder the tokens? Why would a text model not need
+#    a positional encoding as badly as a ViT? (Haviv et al. 2022, arXiv 2203.16634, train causal
 #    language models without one: they come close to those with one, and probes find absolute
 #    position in their tokens.)
-#
+
+# %% tags=["exercise"]
+answer_01_4 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("01.4", answer_01_4)
+
+# %% [markdown]
+# 5. The temperature cell changes $T$ after the fact, from the weights alone. Do it yourself: write
+#    `answer_01_5(weights, T)`, the weights [..., N] that the same scores give at temperature $T$,
+#    computed from `weights` only (no logits, and not with `analysis.with_temperature`).
+
+# %% tags=["exercise"]
+answer_01_5 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("01.5", answer_01_5)
+
+# %% [markdown]
 # ## Claims index
 #
 # | claim | assert | fails when |

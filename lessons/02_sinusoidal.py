@@ -306,21 +306,78 @@ widgets.sincos_explorer(grid=(8, 8))
 #   2-D offset, and every patch is most similar to its neighbours.
 # - Width and base together decide how much of the layout shows: a narrow encoding needs a base
 #   suited to the grid.
-#
+
+# %% [markdown]
 # ## Exercises
 #
-# 1. The dot product depends only on the offset, but is it *monotone* in the distance? Plot
-#    `closed_form` for `D = 8` and find the first offset where it rises again.
-# 2. Build a 2-D encoding that uses the 1-D encoding of the raster index $r \cdot g_w + c$ instead
-#    (`minivit`'s `sincos1d`). Which patches look most similar to each other now?
-# 3. `sincos2d` must be recomputed for a new grid. Compare the table of an 8×8 grid with the top-left
-#    8×8 corner of a 12×12 grid's table. Why does a model trained at 8×8 see the same vectors there?
-# 4. Concatenating rows and columns makes the similarity a sum of a row part and a column part.
-#    What does that imply for the similarity of patches on a diagonal?
-# 5. Which matrices $M$ make $p_i^\top M p_j$ depend on the offset alone? Build one that commutes
-#    with every $R_k$ (a 2×2 block $\begin{pmatrix} a & b \\ -b & a \end{pmatrix}$ per channel pair),
-#    with random $a, b$, and check the diagonals of `pe @ M @ pe.T`. Then add the content $x$ back.
+# Worked solutions are in [`solutions/`](../solutions/), one file per lesson. An exercise with a
+# check has an answer cell and a check cell below it: replace the `...` with your answer (a number,
+# a tensor or a function, as the exercise says) and run both cells. The check prints ✓ and what your
+# answer shows, or ✗, what differs and a hint. Exercises marked (discussion) have no check.
 #
+# 1. The dot product depends only on the offset, but is it *monotone* in the distance? Plot
+#    `closed_form` for `D = 8` and find the first offset where it rises again: `answer_02_1 = k`,
+#    the first $k > 0$ with $s(k) > s(k-1)$.
+
+# %% tags=["exercise"]
+from minivit import exercises
+
+answer_02_1 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("02.1", answer_02_1)
+
+# %% [markdown]
+# 2. Build a 2-D encoding that uses the 1-D encoding of the raster index $r \cdot g_w + c$ instead
+#    (`minivit`'s `sincos1d`), on the 8×8 grid with $D = 64$. Which patches look most similar to
+#    each other now? Answer with the patch most similar to (0, 7) other than its left neighbour (0,
+#    6): `answer_02_2 = (row, col)`.
+
+# %% tags=["exercise"]
+answer_02_2 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("02.2", answer_02_2)
+
+# %% [markdown]
+# 3. `sincos2d` must be recomputed for a new grid. Write `answer_02_3(table, grid, size)`: the rows
+#    of a table [gh·gw, D] (raster order) that belong to the top-left size×size corner of the grid,
+#    in raster order. Compare the table of an 8×8 grid with the top-left 8×8 corner of a 12×12
+#    grid's table. Why does a model trained at 8×8 see the same vectors there?
+
+# %% tags=["exercise"]
+answer_02_3 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("02.3", answer_02_3)
+
+# %% [markdown]
+# 4. Concatenating rows and columns makes the similarity a sum of a row part and a column part.
+#    Write `answer_02_4(s_row, s_col, s_same)`: the dot product $PE(p)\cdot PE(q)$ of two patches at
+#    offset $(\Delta r, \Delta c)$, from $s_{row} = PE(p)\cdot PE(p + (\Delta r, 0))$, $s_{col} =
+#    PE(p)\cdot PE(p + (0, \Delta c))$ and $s_{same} = PE(p)\cdot PE(p)$. What does that imply for
+#    the similarity of patches on a diagonal?
+
+# %% tags=["exercise"]
+answer_02_4 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("02.4", answer_02_4)
+
+# %% [markdown]
+# 5. Which matrices $M$ make $p_i^\top M p_j$ depend on the offset alone? Build one that commutes
+#    with every $R_k$ (a 2×2 block $\begin{pmatrix} a & b \\ -b & a \end{pmatrix}$ per channel
+#    pair), with random $a, b$, and check the diagonals of `pe @ M @ pe.T`. `answer_02_5 = M` ($32
+#    \times 32$, for the lesson's `pe`) must score by the offset alone and tell $+k$ from $-k$. Then
+#    add the content $x$ back.
+
+# %% tags=["exercise"]
+answer_02_5 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("02.5", answer_02_5)
+
+# %% [markdown]
 # ## Claims index
 #
 # | claim | assert | fails when |

@@ -334,21 +334,62 @@ widgets.learned_explorer(snapshots, grid)
 #   and `minivit`, where the antialiased resize uses another cubic kernel. Which table survives that
 #   is a question for longer runs and several seeds: lesson 07 takes the initial scale further, on
 #   the Latin square task, and lesson 08 measures resolution.
-#
+
+# %% [markdown]
 # ## Exercises
 #
-# 1. Train with σ = 0.1, 0.3 and 0.5. Where between 0.02 and 1.0 does the table stop learning structure
-#    in 300 steps?
-# 2. Add weight decay to the table (it is exempt by default: see `ViT.parameter_groups`). Does the
-#    σ = 1 table then acquire structure? Why?
-# 3. Run the lesson with `MINIVIT_SEED=1`, `2` and `3` and compare how fast the zero table fits,
-#    and the accuracies at 36 px. Then train for 1,000 steps instead of 300: does a pattern appear?
-# 4. Fine-tune the zero-init model at 36 px for 50 steps with a small learning rate. How much of the
-#    gap to 24 px does it close?
-# 5. Replace `where` with `which_shape` (content only). What does the table learn then?
-# 6. At scale, ViT's learned 1-D table does learn rows and columns (Dosovitskiy et al. 2021, Fig. 7,
-#    centre). Which of our tables comes closest after 1,000 steps, by structure score?
+# Worked solutions are in [`solutions/`](../solutions/), one file per lesson. An exercise with a
+# check has an answer cell and a check cell below it: replace the `...` with your answer (a number,
+# a tensor or a function, as the exercise says) and run both cells. The check prints ✓ and what your
+# answer shows, or ✗, what differs and a hint. Exercises marked (discussion) have no check.
 #
+# 1. (discussion) Train with σ = 0.1, 0.3 and 0.5. Where between 0.02 and 1.0 does the table stop
+#    learning structure in 300 steps?
+# 2. (discussion) Add weight decay to the table (it is exempt by default: see
+#    `ViT.parameter_groups`). Does the σ = 1 table then acquire structure? Why?
+# 3. (discussion) Run the lesson with `MINIVIT_SEED=1`, `2` and `3` and compare how fast the zero
+#    table fits, and the accuracies at 36 px. Then train for 1,000 steps instead of 300: does a
+#    pattern appear?
+# 4. (discussion) Fine-tune the zero-init model at 36 px for 50 steps with a small learning rate.
+#    How much of the gap to 24 px does it close?
+# 5. (discussion) Replace `where` with `which_shape` (content only). What does the table learn then?
+# 6. (discussion) At scale, ViT's learned 1-D table does learn rows and columns (Dosovitskiy et al.
+#    2021, Fig. 7, centre). Which of our tables comes closest after 1,000 steps, by structure score?
+# 7. `minivit`'s `trunc_normal` cuts $N(0, \sigma^2)$ at ±2σ and does not rescale what is left. What
+#    is the standard deviation of the result, as a multiple of σ (to 3 decimals)? `answer_03_7 =
+#    ...`
+
+# %% tags=["exercise"]
+from minivit import exercises
+
+answer_03_7 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("03.7", answer_03_7)
+
+# %% [markdown]
+# 8. Write `answer_03_8(sigma, dim)`: the expected norm of a position vector drawn from $N(0,
+#    \sigma^2)$ at width `dim` (within 2%). Compare it with the patch tokens' mean norm that the
+#    init cell prints: why does a σ = 1 table dominate the tokens, and a 0.02 one not?
+
+# %% tags=["exercise"]
+answer_03_8 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("03.8", answer_03_8)
+
+# %% [markdown]
+# 9. Build a table [36, D] for the 6×6 grid that groups positions by cell, as what training adds to
+#    the zeros and 0.02 tables does: its `cell_contrast` must be above 0.5. `answer_03_9 = table`.
+#    Why does a smooth layout score 0?
+
+# %% tags=["exercise"]
+answer_03_9 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("03.9", answer_03_9)
+
+# %% [markdown]
 # ## Claims index
 #
 # | claim | assert | fails when |

@@ -300,18 +300,57 @@ widgets.relative_explorer(learned[1], g)
 # - Adam's reach limits how far a table can move in a short run; with 10× its learning rate, a
 #   table trained on `distance` carries the model's accuracy (zeroed: chance), its heads come to
 #   look at different distances, and its strongest tables are rings.
-#
+
+# %% [markdown]
 # ## Exercises
 #
-# 1. Train with `position_lr_scale=1` (the table at the model's learning rate) with three seeds.
-#    How large do the entries get, and how often does the model get off chance in 400 steps?
-# 2. A relative bias alone sees no absolute position. Train it on the `where` task (lesson 03). How
-#    can it still beat chance? (Hint: who has neighbours on all sides?)
+# Worked solutions are in [`solutions/`](../solutions/), one file per lesson. An exercise with a
+# check has an answer cell and a check cell below it: replace the `...` with your answer (a number,
+# a tensor or a function, as the exercise says) and run both cells. The check prints ✓ and what your
+# answer shows, or ✗, what differs and a hint. Exercises marked (discussion) have no check.
+#
+# 1. Train with `position_lr_scale=1` (the table at the model's learning rate) with three seeds. How
+#    large do the entries get, and how often does the model get off chance in 400 steps? Before you
+#    train: by what factor must the table's learning rate be scaled for its reach over these 400
+#    steps (lr 3e-3, warmup and cosine decay, as above) to be ln 15? `answer_04_1 = scale`.
+
+# %% tags=["exercise"]
+from minivit import exercises
+
+answer_04_1 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("04.1", answer_04_1)
+
+# %% [markdown]
+# 2. (discussion) A relative bias alone sees no absolute position. Train it on the `where` task
+#    (lesson 03). How can it still beat chance? (Hint: who has neighbours on all sides?)
 # 3. Train with `clip=1`. The task's distances reach 3 patches: what can the model still tell apart?
-# 4. Shaw et al. add a learned vector to the *keys* rather than a number to the scores. What can a
-#    vector do that a scalar bias cannot?
-# 5. Train on `relation` (lesson 05) instead: is the circle left of, right of, above or below the
-#    square? Do the tables become different to the left and to the right?
+#    First write the clipped bias by hand: `answer_04_3(table, grid, clip)` takes a table [H,
+#    2·clip+1, 2·clip+1] and returns the bias [H, N, N] on `grid`, the offset taken as the query's
+#    position minus the key's (Swin's convention) and clipped to ±clip.
+
+# %% tags=["exercise"]
+answer_04_3 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("04.3", answer_04_3)
+
+# %% [markdown]
+# 4. (discussion) Shaw et al. add a learned vector to the *keys* rather than a number to the scores.
+#    What can a vector do that a scalar bias cannot?
+# 5. (discussion) Train on `relation` (lesson 05) instead: is the circle left of, right of, above or
+#    below the square? Do the tables become different to the left and to the right?
+# 6. A zero table is exactly the model without positional encoding. Find a table that is *not* all
+#    zeros and is still no encoding at all: `answer_04_6`, a table [2, 7, 7] (heads, $2g_h-1$,
+#    $2g_w-1$) that, put in every block of the zero-table cell's `model`, gives exactly the output
+#    of `plain`.
+
+# %% tags=["exercise"]
+answer_04_6 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("04.6", answer_04_6)
 
 # %% [markdown]
 # ## Claims index

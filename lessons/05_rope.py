@@ -399,28 +399,65 @@ widgets.rope_explorer(head_dim=32)
 #   task, all of its sense of position comes through the rotations. Its frequencies move by a fifth
 #   to a third of their size, less than Adam's reach allows; whether that move matters varies from
 #   run to run.
-#
+
+# %% [markdown]
 # ## Exercises
 #
-# 1. Train `rope-axial` on the same task and compare the accuracy and speed of learning with mixed.
-#    Run both with three seeds; for mixed, does the mean $|\sin 2\,\text{angle}|$ fall every time?
-# 2. Axial RoPE can put a head's attention on the down-right neighbour (we built one). Make a task
-#    whose answer is whether B lies on A's diagonal or on its anti-diagonal, at any distance: no
-#    single axial head can score that stripe. Can a model of several heads and blocks still learn it,
-#    and how does it compare with mixed RoPE?
+# Worked solutions are in [`solutions/`](../solutions/), one file per lesson. An exercise with a
+# check has an answer cell and a check cell below it: replace the `...` with your answer (a number,
+# a tensor or a function, as the exercise says) and run both cells. The check prints ✓ and what your
+# answer shows, or ✗, what differs and a hint. Exercises marked (discussion) have no check.
+#
+# 1. (discussion) Train `rope-axial` on the same task and compare the accuracy and speed of learning
+#    with mixed. Run both with three seeds; for mixed, does the mean $|\sin 2\,\text{angle}|$ fall
+#    every time?
+# 2. (discussion) Axial RoPE can put a head's attention on the down-right neighbour (we built one).
+#    Make a task whose answer is whether B lies on A's diagonal or on its anti-diagonal, at any
+#    distance: no single axial head can score that stripe. Can a model of several heads and blocks
+#    still learn it, and how does it compare with mixed RoPE?
 # 3. `interpolate=True` scales positions at a new grid by the ratio of the grid sizes (position
 #    interpolation, Chen et al. 2023, arXiv 2306.15595, made for longer contexts in language
 #    models). Evaluate the trained model at 48 px with `model.pos.interpolate` off and on. Two
-#    alternatives from language models change the frequencies instead of the positions:
-#    "NTK-aware" scaling raises the base, and YaRN (Peng et al. 2023, arXiv 2309.00071)
-#    interpolates only the slow frequencies and adds an attention temperature. Lesson 08 compares
-#    such choices across sizes.
+#    alternatives from language models change the frequencies instead of the positions: "NTK-aware"
+#    scaling raises the base, and YaRN (Peng et al. 2023, arXiv 2309.00071) interpolates only the
+#    slow frequencies and adds an attention temperature. Write the NTK-aware base:
+#    `answer_05_3(base, s, d)` returns the base that keeps the fastest pair's frequency and makes
+#    the slowest pair ($\theta = \mathrm{base}^{-(d-2)/d}$ for head width $d$) turn $s$ times
+#    slower. Lesson 08 compares such choices across sizes.
+
+# %% tags=["exercise"]
+from minivit import exercises
+
+answer_05_3 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("05.3", answer_05_3)
+
+# %% [markdown]
 # 4. A class token is never rotated, which is the rotation of position (0, 0). Show that its score
-#    for a patch key, $q_{cls}\cdot R(p)\,k$, changes with the patch's position $p$: through an
-#    unrotated class token, a RoPE model sees absolute position.
+#    for a patch key, $q_{cls}\cdot R(p)\,k$, changes with the patch's position $p$: write
+#    `answer_05_4(encoding, q, k, grid)`, the score of an unrotated query `q` [Dh] against the key
+#    `k` [Dh] placed at every patch of `grid` and rotated as `encoding.rotate` rotates keys, a
+#    tensor [N]. Through an unrotated class token, a RoPE model sees absolute position.
+
+# %% tags=["exercise"]
+answer_05_4 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("05.4", answer_05_4)
+
+# %% [markdown]
 # 5. RoFormer (§3.4.3, "long-term decay") shows that with base 10000 a bound on the score shrinks as
-#    the offset grows. Draw `score_by_offset` for $q = k$ = ones with axial RoPE at base 100 and at
-#    base 10 (`build(..., base=10)`): does the score fall off with the offset on a 6×6 grid?
+#    the offset grows. First the score in closed form: `answer_05_5(dr, dc, base)`, axial RoPE's
+#    score for $q = k$ = ones ($D_h = 16$) at the offset $(\Delta r, \Delta c)$. Then draw
+#    `score_by_offset` for $q = k$ = ones with axial RoPE at base 100 and at base 10 (`build(...,
+#    base=10)`): does the score fall off with the offset on a 6×6 grid?
+
+# %% tags=["exercise"]
+answer_05_5 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("05.5", answer_05_5)
 
 # %% [markdown]
 # ## Claims index

@@ -274,19 +274,55 @@ widgets.alibi_explorer(grid=(8, 8))
 #   symmetry, not the encoder: with a slope per direction the bias changes under the mirror.
 # - The bias is recomputed for any grid, so the model runs at any size; how well it does there is
 #   lesson 08's question.
-#
+
+# %% [markdown]
 # ## Exercises
 #
-# 1. Use `pool="cls"` with `alibi2d`. Is the model still invariant to mirroring? (The class token gets
-#    zero bias.)
-# 2. Combine `alibi2d` with a direction-aware encoding: which of the relation task's four answers does
-#    each part provide?
-# 3. Train `alibi2d` on `which_shape` (content only) at 24 px and evaluate at 16, 24 and 48 px. Compare
-#    with `learned`.
+# Worked solutions are in [`solutions/`](../solutions/), one file per lesson. An exercise with a
+# check has an answer cell and a check cell below it: replace the `...` with your answer (a number,
+# a tensor or a function, as the exercise says) and run both cells. The check prints ✓ and what your
+# answer shows, or ✗, what differs and a hint. Exercises marked (discussion) have no check.
+#
+# 1. Use `pool="cls"` with `alibi2d`. Is the model still invariant to mirroring? (The class token
+#    gets zero bias.) The lesson's `mirror` is for a 6×6 grid: write `answer_06_1(grid)`, the
+#    permutation for `shuffle_patches` that mirrors any (gh, gw) grid left to right. The check tries
+#    it on a `pool="cls"` model.
+
+# %% tags=["exercise"]
+from minivit import exercises
+
+answer_06_1 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("06.1", answer_06_1)
+
+# %% [markdown]
+# 2. (discussion) Combine `alibi2d` with a direction-aware encoding: which of the relation task's
+#    four answers does each part provide?
+# 3. (discussion) Train `alibi2d` on `which_shape` (content only) at 24 px and evaluate at 16, 24
+#    and 48 px. Compare with `learned`.
 # 4. Press et al. chose slopes so that the heads cover many scales of a long text. Scale the slopes
-#    of the 3×3, 2-head model by 16 (`model.pos.slopes *= 16` on a fresh model: the bias is cached
-#    per grid once it has run) and measure each head's mean attention distance as above. Does the
-#    model now beat chance on the relation task? Think of the mirror argument first.
+#    of the 3×3, 2-head model by 16 (`model.pos.slopes *= 16` on a fresh model, or `slopes *= 16` on
+#    a fresh encoding as in `prior_distance`: the bias is cached per grid once it has run) and
+#    measure each head's mean attention distance as above: `answer_06_4 = [head 0, head 1]`. Does
+#    the model now beat chance on the relation task? Think of the mirror argument first.
+
+# %% tags=["exercise"]
+answer_06_4 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("06.4", answer_06_4)
+
+# %% [markdown]
+# 5. Uniform attention is the yardstick above for a head that is "nearly uniform". Write
+#    `answer_06_5(grid)`: the mean attention distance, in patches, of a head that attends uniformly
+#    over a (gh, gw) grid (every patch, the query's own included).
+
+# %% tags=["exercise"]
+answer_06_5 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("06.5", answer_06_5)
 
 # %% [markdown]
 # ## Claims index

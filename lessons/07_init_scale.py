@@ -581,15 +581,54 @@ lesson.claim("dropout on costs less than 0.03 on training and held-out puzzles",
 #   64 dimensions leaves little room between a table and its null.
 # - The reference's init makes a σ = 2 model's first attention sharp from the start; its scoring
 #   of the sinusoid with dropout on costs 0.01–0.03 on training and held-out puzzles.
-#
+
+# %% [markdown]
 # ## Exercises
 #
-# 1. Train the live σ = 2 run for longer (`replace(setting, steps=...)`): when does it fit its
-#    training puzzles, and does its kept-apart score move?
-# 2. Give only the tables a larger learning rate (`replace(setting, position_lr_scale=10)`): can a
-#    σ = 2 table now be rewritten, and does the model then solve the study's puzzles?
-# 3. Run `python -m minivit.experiments.init_scale --setting reference-64 --sigmas 0.05 3.0
-#    --seeds 2 --out my_sweep.json` and extend the curve.
+# Worked solutions are in [`solutions/`](../solutions/), one file per lesson. An exercise with a
+# check has an answer cell and a check cell below it: replace the `...` with your answer (a number,
+# a tensor or a function, as the exercise says) and run both cells. The check prints ✓ and what your
+# answer shows, or ✗, what differs and a hint. Exercises marked (discussion) have no check.
+#
+# 1. (discussion) Train the live σ = 2 run for longer (`replace(setting, steps=...)`): when does it
+#    fit its training puzzles, and does its kept-apart score move?
+# 2. (discussion) Give only the tables a larger learning rate (`replace(setting,
+#    position_lr_scale=10)`): can a σ = 2 table now be rewritten, and does the model then solve the
+#    study's puzzles?
+# 3. (discussion) Run `python -m minivit.experiments.init_scale --setting reference-64 --sigmas 0.05
+#    3.0 --seeds 2 --out my_sweep.json` and extend the curve.
+# 4. Every answer is forced by the rules, which the lesson checks by enumerating the 576 squares. Do
+#    it yourself: write `answer_07_4(cells)`, the symbol forced at the query of each puzzle of
+#    `cells` [P, 16] (0 blank, 1–4 shown, 5 the query), a tensor [P], from `lst.latin_squares()`.
+
+# %% tags=["exercise"]
+from minivit import exercises
+
+answer_07_4 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("07.4", answer_07_4)
+
+# %% [markdown]
+# 5. Write `answer_07_5(cells)`: one key per puzzle (a string or a tuple), equal for two puzzles
+#    exactly when they have the same view: the query's cell with its row and its column. Why can a
+#    model answer a binary or ternary held-out puzzle whose view it saw without knowing the rule?
+
+# %% tags=["exercise"]
+answer_07_5 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("07.5", answer_07_5)
+
+# %% [markdown]
+# 6. Write `answer_07_6(cells)`: each puzzle's grade, `"binary"`, `"ternary"` or `"quaternary"`,
+#    from the symbols its query's row and column show (every puzzle here is forced).
+
+# %% tags=["exercise"]
+answer_07_6 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("07.6", answer_07_6)
 
 # %% [markdown]
 # ## Claims index

@@ -529,20 +529,62 @@ widgets.resolution_explorer(shown, task.at_size, setting.test_sizes, train_size=
 #   matters more than the encoding.
 # - ALiBi-2D's bias sees distance only, so it is blind to mirror images; its slopes are gentle on
 #   small grids.
-#
+
+# %% [markdown]
 # ## Exercises
 #
-# 1. Train `learned` with `position_options={"antialias": True}` and compare at 16 px, where the
-#    two resizes differ most.
-# 2. Fine-tune `learned` at 48 px (`resolution.finetune(learned, train_48, steps=100)`) next to the
-#    same steps at 24 px, as done for RoPE-mixed above. Its table never learned the task: how much of
-#    what it gains at 48 px does the control gain too? Then give its table a tenth of the rate
-#    (`position_lr_scale=0.1`): does it matter?
-# 3. Run `python -m minivit.experiments.resolution --settings distance --seeds 5 --steps 6000`:
-#    does ALiBi-2D learn the distance task in more seeds with longer training?
-# 4. Train the distance task with `pool="cls"` (`dataclasses.replace(resolution.SETTINGS["distance"],
-#    pool="cls")`): does the class token, which can attend to the two shapes wherever they are, keep
-#    more accuracy at 64 px than the average of all tokens?
+# Worked solutions are in [`solutions/`](../solutions/), one file per lesson. An exercise with a
+# check has an answer cell and a check cell below it: replace the `...` with your answer (a number,
+# a tensor or a function, as the exercise says) and run both cells. The check prints ✓ and what your
+# answer shows, or ✗, what differs and a hint. Exercises marked (discussion) have no check.
+#
+# 1. (discussion) Train `learned` with `position_options={"antialias": True}` and compare at 16 px,
+#    where the two resizes differ most.
+# 2. (discussion) Fine-tune `learned` at 48 px (`resolution.finetune(learned, train_48, steps=100)`)
+#    next to the same steps at 24 px, as done for RoPE-mixed above. Its table never learned the
+#    task: how much of what it gains at 48 px does the control gain too? Then give its table a tenth
+#    of the rate (`position_lr_scale=0.1`): does it matter?
+# 3. (discussion) Run `python -m minivit.experiments.resolution --settings distance --seeds 5
+#    --steps 6000`: does ALiBi-2D learn the distance task in more seeds with longer training?
+# 4. (discussion) Train the distance task with `pool="cls"`
+#    (`dataclasses.replace(resolution.SETTINGS["distance"], pool="cls")`): does the class token,
+#    which can attend to the two shapes wherever they are, keep more accuracy at 64 px than the
+#    average of all tokens?
+# 5. Write `answer_08_5(trained, new)`: the positions 0 … new−1 along one axis after `minivit`'s
+#    position interpolation, for a model trained on `trained` positions, a tensor [new]. How far
+#    past the last trained position does the last one land from 3 to 6, and for a language model
+#    going from 2,048 to 32,768 tokens?
+
+# %% tags=["exercise"]
+from minivit import exercises
+
+answer_08_5 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("08.5", answer_08_5)
+
+# %% [markdown]
+# 6. The relation task's labels are 0 left of, 1 right of, 2 above, 3 below. Write
+#    `answer_08_6(labels)`: the labels of the same scenes with rows and columns swapped (each image
+#    transposed). ALiBi-2D's bias does not change under that swap: which answers must an `alibi2d`
+#    model then confuse?
+
+# %% tags=["exercise"]
+answer_08_6 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("08.6", answer_08_6)
+
+# %% [markdown]
+# 7. Write `answer_08_7(table, old_grid, new_grid)`: resample a table [1 + gh·gw, D] whose first row
+#    is a class token's, keeping that row apart, as DeiT and timm do (bicubic,
+#    `align_corners=False`).
+
+# %% tags=["exercise"]
+answer_08_7 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("08.7", answer_08_7)
 
 # %% [markdown]
 # ## Claims index

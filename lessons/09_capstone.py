@@ -325,17 +325,58 @@ widgets.augment_explorer(sample, sample_labels, 10)
 #   this budget (their runs stop while the training loss still falls). One seed does not rank the
 #   others; the CIFAR-10 run is there to be made on a GPU.
 # - `torchrun` + DDP split each batch over processes and follow the one-process loss curve.
-#
+
+# %% [markdown]
 # ## Exercises
-# 1. On a GPU, run `python -m minivit.experiments.capstone --setting cifar10-long --encodings
-#    rope-axial sincos2d` (100 epochs, the whole DeiT recipe). Do the encodings keep their order?
-# 2. Time one step of `relative` with its bias on and off (`minivit train --position none`): how
-#    much of the difference is the fused attention kernel?
-# 3. Add `--compile` to a GPU run. How many steps does compiling take to pay for itself?
-# 4. Re-run the stand-in with `capstone.run("stand-in", seed=1)` and `seed=2`. Which places in the
-#    table hold, and which swap?
-# 5. Turn the stand-in's augmentation on (`dataclasses.replace(setting, augment=Augment(crop=2))`)
-#    and train twice as long. When does augmentation start to help?
+#
+# Worked solutions are in [`solutions/`](../solutions/), one file per lesson. An exercise with a
+# check has an answer cell and a check cell below it: replace the `...` with your answer (a number,
+# a tensor or a function, as the exercise says) and run both cells. The check prints ✓ and what your
+# answer shows, or ✗, what differs and a hint. Exercises marked (discussion) have no check.
+#
+# 1. (discussion) On a GPU, run `python -m minivit.experiments.capstone --setting cifar10-long
+#    --encodings rope-axial sincos2d` (100 epochs, the whole DeiT recipe). Do the encodings keep
+#    their order?
+# 2. (discussion) Time one step of `relative` with its bias on and off (`minivit train --position
+#    none`): how much of the difference is the fused attention kernel?
+# 3. (discussion) Add `--compile` to a GPU run. How many steps does compiling take to pay for
+#    itself?
+# 4. (discussion) Re-run the stand-in with `capstone.run("stand-in", seed=1)` and `seed=2`. Which
+#    places in the table hold, and which swap?
+# 5. (discussion) Turn the stand-in's augmentation on (`dataclasses.replace(setting,
+#    augment=Augment(crop=2))`) and train twice as long. When does augmentation start to help?
+# 6. Write `answer_09_6(config)`: the FLOPs of one training step per image of a `ViTConfig`, by the
+#    rule this lesson checks against the count: 6 × parameters × tokens, plus attention's 12 T² D L.
+
+# %% tags=["exercise"]
+from minivit import exercises
+
+answer_09_6 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("09.6", answer_09_6)
+
+# %% [markdown]
+# 7. Write `answer_09_7(labels, lam, classes)`: the targets [B, classes] of a mixed batch, each
+#    image's own label at weight λ and its partner's at 1 − λ, with the partners `minivit.augment`
+#    pairs.
+
+# %% tags=["exercise"]
+answer_09_7 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("09.7", answer_09_7)
+
+# %% [markdown]
+# 8. For the CIFAR-10 model (`gpu_setting.config("sincos2d", **cifar)`), at how many tokens per
+#    image would attention's 12 T² D L cost as much as the 6 × parameters × tokens of the rest?
+#    `answer_09_8 = T`.
+
+# %% tags=["exercise"]
+answer_09_8 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("09.8", answer_09_8)
 
 # %% [markdown]
 # ## Claims index

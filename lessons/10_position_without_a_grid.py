@@ -406,21 +406,58 @@ lesson.claim("a σ = 2 draw's vectors are far from alike", alike["σ = 2 draw"].
 #   above a permutation null); one started at σ = 2 stays the random draw it started as.
 # - Held-out error does not reward the small start here (and the smallest start is worse): a random
 #   table's distinct vectors are name tags enough for attention to learn whom to listen to.
-#
+
+# %% [markdown]
 # ## Exercises
 #
-# 1. Shrink the training set: `small = dataclasses.replace(setting, run_steps=800, train_steps=300)`,
-#    then `experiment.make_data(small, SEED)` and `train_one` on it. Does the σ = 2 model now predict
-#    the later steps worse than σ = 0.1?
-# 2. Make the modules harder to see: `dataclasses.replace(setting, gain=0.5)` (the nodes barely move
-#    together). Does the σ = 0.1 table still recover them?
-# 3. Give the σ = 2 table a larger learning rate
-#    (`experiment.train_one("2.0", SEED, setting, data, position_lr_scale=20)`): can training
-#    rewrite it in 800 steps, and does it then recover the modules?
+# Worked solutions are in [`solutions/`](../solutions/), one file per lesson. An exercise with a
+# check has an answer cell and a check cell below it: replace the `...` with your answer (a number,
+# a tensor or a function, as the exercise says) and run both cells. The check prints ✓ and what your
+# answer shows, or ✗, what differs and a hint. Exercises marked (discussion) have no check.
+#
+# 1. (discussion) Shrink the training set: `small = dataclasses.replace(setting, run_steps=800,
+#    train_steps=300)`, then `experiment.make_data(small, SEED)` and `train_one` on it. Does the σ =
+#    2 model now predict the later steps worse than σ = 0.1?
+# 2. (discussion) Make the modules harder to see: `dataclasses.replace(setting, gain=0.5)` (the
+#    nodes barely move together). Does the σ = 0.1 table still recover them?
+# 3. (discussion) Give the σ = 2 table a larger learning rate (`experiment.train_one("2.0", SEED,
+#    setting, data, position_lr_scale=20)`): can training rewrite it in 800 steps, and does it then
+#    recover the modules?
 # 4. The recorded σ = 0.02 runs keep their tables (`run["table"]`) and k-means groups
 #    (`run["recovery"]["clusters"]`, from the unit-length vectors). On which seed do the groups not
-#    match the modules, although within − between is high? Draw that table with
-#    `viz.module_similarity(torch.tensor(run["table"]), torch.tensor(sweep["networks"][str(run["seed"])]["modules"]))`.
+#    match the modules, although within − between is high? `answer_10_4 = seed`. Draw that table
+#    with `viz.module_similarity(torch.tensor(run["table"]),
+#    torch.tensor(sweep["networks"][str(run["seed"])]["modules"]))`.
+
+# %% tags=["exercise"]
+from minivit import exercises
+
+answer_10_4 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("10.4", answer_10_4)
+
+# %% [markdown]
+# 5. Write `answer_10_5(similarity, modules)`: within − between for a similarity matrix [N, N] and
+#    each token's module [N], the mean similarity of two different tokens of one module minus that
+#    of two tokens of two modules.
+
+# %% tags=["exercise"]
+answer_10_5 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("10.5", answer_10_5)
+
+# %% [markdown]
+# 6. The reveal sorts the tokens by module. Write `answer_10_6(modules)`: an order of the tokens
+#    (indices, a tensor [N]) that lays them out module by module, so that `sim[order][:, order]`
+#    shows the blocks.
+
+# %% tags=["exercise"]
+answer_10_6 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("10.6", answer_10_6)
 
 # %% [markdown]
 # ## Claims index

@@ -466,18 +466,57 @@ widgets.inside_explorer(models, test.images[:8], encoding="rope-axial")
 #   RoPE models pick up absolute position at the grid's edge, with offset-only scores.
 # - Mean attention distance per head: uniform for `none` on a blank image, ALiBi's slopes as a prior,
 #   and trained heads that look near or far.
-#
+
+# %% [markdown]
 # ## Exercises
 #
-# 1. Train `rope-axial` with `pool="cls"`. The class token is never rotated and gets no bias: is
-#    its score against a patch offset-only? (Look at row 0 of `analysis.attention_logits` on a blank
-#    image.) Does the probe read position out of the patches earlier?
+# Worked solutions are in [`solutions/`](../solutions/), one file per lesson. An exercise with a
+# check has an answer cell and a check cell below it: replace the `...` with your answer (a number,
+# a tensor or a function, as the exercise says) and run both cells. The check prints ✓ and what your
+# answer shows, or ✗, what differs and a hint. Exercises marked (discussion) have no check.
+#
+# 1. (discussion) Train `rope-axial` with `pool="cls"`. The class token is never rotated and gets no
+#    bias: is its score against a patch offset-only? (Look at row 0 of `analysis.attention_logits`
+#    on a blank image.) Does the probe read position out of the patches earlier?
 # 2. Give `peg` `at_layer=0` (the convolution before any attention). At which stage does the probe
-#    first read position, and how many different tokens does a blank image give?
-# 3. Train on `which_shape` (content only) instead. What happens to the share of the position terms
-#    in the `learned` model, and to the probe?
-# 4. Make the grid larger (48 px, a 6×6 layout). Does the relative-bias and RoPE models' leak grow
-#    or shrink, now that fewer patches lie on the border?
+#    first read position, and how many different tokens does a blank image give? For the second,
+#    write `answer_11_2(grid, kernel_size)`: how many different tokens a zero-padded depthwise
+#    convolution of that size makes out of identical tokens on a (gh, gw) grid (with weights in
+#    general position).
+
+# %% tags=["exercise"]
+from minivit import exercises
+
+answer_11_2 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("11.2", answer_11_2)
+
+# %% [markdown]
+# 3. (discussion) Train on `which_shape` (content only) instead. What happens to the share of the
+#    position terms in the `learned` model, and to the probe?
+# 4. (discussion) Make the grid larger (48 px, a 6×6 layout). Does the relative-bias and RoPE
+#    models' leak grow or shrink, now that fewer patches lie on the border?
+# 5. ALiBi-2D with mean pooling answers alike for a scene and for its patches moved by a mirror or a
+#    turn of the grid, so on the 4×4 `where` task it is right at best 3/16 of the time. Write
+#    `answer_11_5(g)`: that best accuracy on a g×g layout, the shape in every cell equally often.
+
+# %% tags=["exercise"]
+answer_11_5 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("11.5", answer_11_5)
+
+# %% [markdown]
+# 6. Write `answer_11_6(scores, grid)`: the fraction of the variance of scores [N, N] between
+#    patches that is left within offsets, the formula of the offset-only test above. What does it
+#    give for random scores, and why not 1?
+
+# %% tags=["exercise"]
+answer_11_6 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("11.6", answer_11_6)
 
 # %% [markdown]
 # ## Claims index

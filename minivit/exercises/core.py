@@ -1,0 +1,140 @@
+"""The machinery of the exercises: a registry of checks, and the helpers they share.
+
+A check is a function of the learner's answer that either returns what a right answer shows (one
+line) or raises `Wrong(what, hint)`: what differs (a shape, a value at a position, a property that
+fails) and a hint towards the idea, never the solution. Checks test behaviour, not code: they call
+the learner's function on inputs of their own, or measure the property the answer must have.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+
+class Wrong(Exception):
+    """An answer that does not do what the exercise asks: `what` differs; `hint` points the way."""
+
+    def __init__(self, what: str, hint: str):
+        super().__init__(what)
+        self.what, self.hint = what, hint
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One checked exercise: its id ("02.1"), what it asks in a few words, its check, and the hint
+    given when the learner's own code raises an error."""
+
+    id: str
+    title: str
+    run: Callable[[object], str]
+    hint: str
+
+
+EXERCISES: dict[str, Exercise] = {}
+
+
+def exercise(exercise_id: str, title: str, *, hint: str) -> Callable:
+    """Register the decorated check as exercise `exercise_id` (NN.k: lesson NN, exercise k)."""
+
+    def register(run: Callable[[object], str]) -> Callable[[object], str]:
+        if exercise_id in EXERCISES:
+            raise ValueError(f"exercise {exercise_id} is registered twice")
+        EXERCISES[exercise_id] = Exercise(exercise_id, title, run, hint)
+        return run
+
+    return register
+
+
+@contextmanager
+def seeded(seed: int = 0) -> Iterator[None]:
+    """Draw from torch's global generator with `seed`, and leave its state as it was."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        yield
+
+
+def expect(ok: bool, what: str, hint: str) -> None:
+    """Raise Wrong(what, hint) unless `ok`."""
+    if not ok:
+        raise Wrong(what, hint)
+
+
+def number(answer: object, hint: str) -> float:
+    """The answer as a finite float (a Python or NumPy number, or a one-element tensor)."""
+    if isinstance(answer, bool):
+        raise Wrong("the answer is True or False, not a number", hint)
+    try:
+        value = float(answer.item() if isinstance(answer, Tensor) else answer)  # type: ignore[arg-type]
+    except (TypeError, ValueError, RuntimeError):
+        raise Wrong(f"the answer is {kind(answer)}, not a number", hint) from None
+    expect(math.isfinite(value), f"the answer is {value}, not a finite number", hint)
+    return value
+
+
+def whole(answer: object, hint: str) -> int:
+    """The answer as a whole number."""
+    value = number(answer, hint)
+    expect(value == int(value), f"the answer is {value:g}, not a whole number", hint)
+    return int(value)
+
+
+def tensor(answer: object, hint: str, shape: tuple[int, ...] | None = None) -> Tensor:
+    """The answer as a float64 tensor (detached), of `shape` if given."""
+    try:
+        t = torch.as_tensor(answer.detach() if isinstance(answer, Tensor) else answer)
+    except (TypeError, ValueError, RuntimeError):
+        raise Wrong(f"the answer is {kind(answer)}, not a tensor", hint) from None
+    if shape is not None:
+        expect(tuple(t.shape) == shape, f"the answer has shape {tuple(t.shape)}, not {shape}", hint)
+    return t.double()
+
+
+def function(answer: object, signature: str) -> Callable:
+    """The answer as a function; `signature` shows how it is called."""
+    expect(
+        callable(answer),
+        f"the answer is {kind(answer)}, not a function",
+        f"define it as `def answer_NN_k{signature}:` and pass the function itself (no parentheses)",
+    )
+    return answer  # type: ignore[return-value]
+
+
+def kind(answer: object) -> str:
+    """A few words on what the answer is, for a message."""
+    if isinstance(answer, Tensor):
+        return f"a tensor of shape {tuple(answer.shape)}"
+    if callable(answer):
+        return "a function"
+    return f"a {type(answer).__name__} ({short(repr(answer), 40)})"
+
+
+def short(text: str, most: int = 160) -> str:
+    """`text` on one line, cut to `most` characters."""
+    line = " ".join(str(text).split())
+    return line if len(line) <= most else line[: most - 1] + "…"
+
+
+def worst(got: Tensor, want: Tensor) -> tuple[tuple[int, ...], float, float]:
+    """Where two tensors of one shape differ most: (index, got there, wanted there)."""
+    diff = (got.double() - want.double()).abs()
+    diff = torch.where(torch.isnan(diff), torch.full_like(diff, math.inf), diff)
+    flat = int(diff.reshape(-1).argmax())
+    index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), got.shape))
+    return index, float(got.reshape(-1)[flat]), float(want.reshape(-1)[flat])
+
+
+def same(got: Tensor, want: Tensor, *, atol: float = 1e-6, rtol: float = 1e-5) -> bool:
+    """Whether two tensors have one shape and agree within the tolerances."""
+    return got.shape == want.shape and bool(torch.allclose(got.double(), want.double(), atol=atol, rtol=rtol))
+
+
+def differs(got: Tensor, want: Tensor, name: str = "entry") -> str:
+    """The message for two tensors of one shape that differ: the worst entry, got and wanted."""
+    index, g, w = worst(got, want)
+    return f"{name} {index} is {g:.4g} where {w:.4g} is expected"

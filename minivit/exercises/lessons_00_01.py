@@ -1,0 +1,239 @@
+"""Checks for lesson 00 (why position) and lesson 01 (attention from scratch)."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from minivit.exercises.core import (
+    Wrong,
+    differs,
+    exercise,
+    expect,
+    function,
+    number,
+    same,
+    seeded,
+    tensor,
+    whole,
+)
+
+# --- lesson 00 ------------------------------------------------------------------------------------
+
+
+@exercise(
+    "00.2",
+    "the largest change of the pooled output under a shuffle of the patches",
+    hint="shuffle the images with shuffle_patches(images, model.config.patch_size, perm), then compare "
+    "model.features of the two; read the patch size from the model, it is not always 8",
+)
+def _pooled_change(answer) -> str:
+    from minivit import ViT, ViTConfig
+    from minivit.data import odd_one_out, shuffle_patches
+
+    f = function(answer, "(model, images, perm)")
+    base = ViTConfig(image_size=24, patch_size=8, num_classes=9, dim=32, depth=2, heads=2, position="none")
+    cases = {
+        "no-position": base,
+        "class-token": base.with_(pool="cls"),
+        "sincos2d": base.with_(position="sincos2d"),
+        "patch-4 no-position": base.with_(patch_size=4),
+    }
+    images = odd_one_out(4, seed=0).images
+    changes = {}
+    with seeded(0):
+        for name, config in cases.items():
+            model = ViT(config).eval()
+            n = config.grid[0] * config.grid[1]
+            perm = torch.randperm(n)
+            with torch.no_grad():
+                shuffled = shuffle_patches(images, config.patch_size, perm)
+                want = (model.features(shuffled) - model.features(images)).abs().max().item()
+            got = number(f(model, images, perm), "return one number: the largest absolute change")
+            expect(
+                abs(got - want) <= 1e-6 + 1e-3 * want,
+                f"for the {name} model it returns {got:.3g}, but the pooled output changes by {want:.3g}",
+                "shuffle_patches(images, model.config.patch_size, perm) rearranges the patches; the change "
+                "is the largest absolute difference of model.features over every entry",
+            )
+            changes[name] = want
+    return (
+        f"the pooled output moves by {changes['sincos2d']:.2g} with sincos2d and by less than 1e-5 "
+        "without position, with mean pooling or a class token (which attends to a set too)"
+    )
+
+
+@exercise(
+    "00.3",
+    "the grid of patches and patches per cell at patch size 4",
+    hint="answer ((rows, cols), patches_per_cell)",
+)
+def _grid_at_patch_4(answer) -> str:
+    form = "answer a pair ((rows, cols), patches_per_cell), e.g. ((3, 3), 1) for patch size 8"
+    expect(isinstance(answer, (tuple, list)) and len(answer) == 2, "the answer is not a pair", form)
+    grid, per_cell = answer
+    expect(isinstance(grid, (tuple, list)) and len(grid) == 2, "the grid is not a pair (rows, cols)", form)
+    rows, cols = whole(grid[0], form), whole(grid[1], form)
+    expect(
+        (rows, cols) != (3, 3),
+        "(3, 3) is the grid of patch size 8",
+        "a 24-pixel side holds 24 / patch_size patches",
+    )
+    expect(
+        (rows, cols) == (6, 6), f"a 24×24 image does not make a {rows}×{cols} grid", "24 / patch_size a side"
+    )
+    per_cell = whole(per_cell, form)
+    expect(
+        per_cell == 4,
+        f"a cell does not hold {per_cell} patches",
+        "a cell of the 3×3 layout is 8×8 pixels: count the 4×4 patches across and down it",
+    )
+    return "6×6 patches, 4 to a cell: each shape is cut into 4 patches, and a shuffle can take it apart"
+
+
+INVARIANT = {"none"}  # the encodings whose pooled output no shuffle changes (tests check it on models)
+WHY = {
+    "peg": "peg's convolution reads each patch's neighbours and the zero padding at the border; "
+    "a shuffle changes both",
+    "learned": "a learned table adds one vector per place: shuffled content meets other vectors",
+    "sincos1d": "a sinusoid adds one vector per place: shuffled content meets other vectors",
+    "sincos2d": "a sinusoid adds one vector per place: shuffled content meets other vectors",
+    "relative": "a bias by offset changes when a shuffle moves two patches apart",
+    "alibi1d": "a bias by distance changes when a shuffle moves two patches apart",
+    "alibi2d": "a bias by distance changes when a shuffle moves two patches apart",
+    "rope1d": "RoPE rotates queries and keys by their place: a shuffle changes the angles between them",
+    "rope-axial": "RoPE rotates queries and keys by their place: a shuffle changes the angles between them",
+    "rope-mixed": "RoPE rotates queries and keys by their place: a shuffle changes the angles between them",
+}
+
+
+@exercise(
+    "00.5",
+    "the encodings whose pooled output ignores a shuffle",
+    hint="answer a set of names from minivit.REGISTRY",
+)
+def _invariant_encodings(answer) -> str:
+    from minivit import REGISTRY
+
+    form = 'answer a set of names from minivit.REGISTRY, e.g. {"learned", "peg"}'
+    expect(isinstance(answer, (set, frozenset, list, tuple)), "the answer is not a set of names", form)
+    names = set(answer)
+    unknown = sorted(str(n) for n in names - set(REGISTRY))
+    expect(not unknown, f"{', '.join(unknown)} is not an encoding", f"the encodings: {', '.join(REGISTRY)}")
+    expect(
+        "none" in names,
+        "the model without an encoding is missing",
+        "without an encoding every part of the model treats tokens alike, and mean pooling averages them",
+    )
+    extra = [n for n in REGISTRY if n in names - INVARIANT]
+    if extra:
+        raise Wrong(f"{extra[0]} changes the pooled output when the patches are shuffled", WHY[extra[0]])
+    return (
+        "only none: every other encoding, peg's padded convolution too, gives a shuffled image other tokens"
+    )
+
+
+# --- lesson 01 ------------------------------------------------------------------------------------
+
+
+@exercise("01.1", "the temperature of attention without the 1/√d", hint="answer a number")
+def _temperature_of_no_scaling(answer) -> str:
+    t = number(answer, "answer the temperature T as a number")
+    head = 256 // 2  # one head's width: dim / heads
+    if abs(t - 1 / math.sqrt(head)) <= 1e-3 / math.sqrt(head):
+        return "T = 1/√128 ≈ 0.088: the scores grow 11-fold, so the attention is far sharper (lower entropy)"
+    if abs(t - 1 / 16) < 1e-4:
+        raise Wrong("T = 1/16 takes d as the model's width, 256", "d is one head's width: dim / heads")
+    if t >= 1:
+        raise Wrong(
+            f"T = {t:g} is not below 1, so it would not sharpen the attention",
+            "the temperature divides the scores; leaving out a division by √d multiplies them instead",
+        )
+    raise Wrong(
+        f"T = {t:g} does not turn q·k/√d into q·k for heads of width 128",
+        "the scores are q·k/√d; without the division they are q·k: which T gives (q·k/√d)/T = q·k?",
+    )
+
+
+@exercise(
+    "01.4",
+    "a causal bias for explicit_attention",
+    hint="return a tensor [n, n]: 0 where token i may see token j (j ≤ i), −inf where it may not",
+)
+def _causal_bias(answer) -> str:
+    from minivit.attention import explicit_attention
+
+    f = function(answer, "(n)")
+    additive = (
+        "a bias is added to the logits before the softmax: 0 leaves a key as it is and −inf hides it "
+        "(0/1 weights are a mask to multiply, not a bias)"
+    )
+    for n in (1, 5, 9):
+        bias = tensor(f(n), "return a tensor [n, n]", (n, n))
+        seen = torch.ones(n, n, dtype=torch.bool).tril()  # row i (query), column j (key): j <= i
+        expect(not torch.isnan(bias).any(), "the bias holds NaN", additive)
+        visible, hidden = bias[seen], bias[~seen]
+        if n > 1 and (visible < -1e4).any() and (hidden.abs() < 1e-6).all():
+            raise Wrong(
+                "your bias hides keys j < i and shows keys j > i: it is the transpose",
+                "row i is the query and column j the key: token i may see j ≤ i (on and below the diagonal)",
+            )
+        if (visible.abs() > 1e-6).any():
+            i, j = (int(x) for x in (seen & (bias.abs() > 1e-6)).nonzero()[0])
+            raise Wrong(
+                f"with n = {n}, entry ({i}, {j}) is {bias[i, j].item():g}, though key {j} ≤ {i} is visible",
+                additive,
+            )
+        if (hidden > -1e4).any():
+            i, j = (int(x) for x in ((~seen) & (bias > -1e4)).nonzero()[0])
+            raise Wrong(
+                f"with n = {n}, entry ({i}, {j}) is {bias[i, j].item():g}: key {j} > {i} still gets weight",
+                additive,
+            )
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(6, 4, generator=g) for _ in range(3))
+    bias = tensor(f(6), "return a tensor [n, n]", (6, 6)).float()
+    out = explicit_attention(q, k, v, bias)[0]
+    later = torch.cat([v[:3], torch.randn(3, 4, generator=g)])  # change the values of tokens 3-5
+    expect(
+        same(explicit_attention(q, k, later, bias)[0][:3], out[:3]),
+        "changing a later token's value moves an earlier token's output",
+        "hide every key j > i",
+    )
+    return (
+        "token i sees tokens 0..i: the first token's output is its own value, and a reordering changes "
+        "what every later token sees"
+    )
+
+
+@exercise(
+    "01.5",
+    "attention weights at another temperature, from the weights alone",
+    hint="return a tensor of the weights' shape whose rows sum to 1",
+)
+def _temperature_from_weights(answer) -> str:
+    f = function(answer, "(weights, T)")
+    g = torch.Generator().manual_seed(0)
+    logits = 2 * torch.randn(3, 7, 7, generator=g, dtype=torch.float64)
+    weights = logits.softmax(-1)
+    for t in (0.5, 2.0, 5.0):
+        got = tensor(f(weights.clone(), t), "return the new weights", tuple(weights.shape))
+        want = (logits / t).softmax(-1)
+        expect(
+            same(got.sum(-1), torch.ones(3, 7), atol=1e-5),
+            f"at T = {t:g} a row sums to {got.sum(-1).reshape(-1)[0].item():.4g}",
+            "each row must be a distribution again: divide by its sum",
+        )
+        flipped = (logits * t).softmax(-1)
+        expect(
+            not same(got, flipped, atol=1e-5) or t == 1,
+            f"at T = {t:g} your weights are those of T = {1 / t:g}",
+            "softmax(s/T) is proportional to softmax(s)^(1/T): raise to 1/T, not T",
+        )
+        expect(
+            same(got, want, atol=1e-5),
+            f"at T = {t:g}, " + differs(got, want, "weight"),
+            "softmax(s/T) is proportional to exp(s/T) = exp(s)^(1/T); a row's weights are exp(s) over a sum",
+        )
+    return "softmax(s)^(1/T), renormalised, is softmax(s/T): the temperature needs no logits"

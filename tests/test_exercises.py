@@ -1,0 +1,438 @@
+"""The lessons' checked exercises (`minivit.exercises`): every worked solution in `solutions/` passes
+its check, a plausible wrong answer to every exercise fails with the hint meant for it, and each
+lesson wires its exercises in as answer and check cells that run unanswered without error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import math
+import re
+from pathlib import Path
+
+import jupytext
+import pytest
+import torch
+import torch.nn.functional as F
+
+from minivit import exercises
+from minivit.data import shuffle_patches
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]_*.py"))
+SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.md"))
+IDS = exercises.known()
+
+
+@functools.cache
+def solutions() -> dict[str, tuple[str, str]]:
+    """{exercise id: (its file, the code of its section)} from solutions/NN_*.md, where each section
+    is headed "## NN.k" and its ```python blocks, run in order, define answer_NN_k."""
+    found = {}
+    for md in SOLUTIONS:
+        for m in re.finditer(r"^## (\d\d\.\d+)\b(.*?)(?=^## |\Z)", md.read_text(), re.S | re.M):
+            code = "\n".join(re.findall(r"```python\n(.*?)```", m.group(2), re.S))
+            found[m.group(1)] = (md.name, code)
+    return found
+
+
+def solution(exercise_id: str):
+    name, code = solutions()[exercise_id]
+    namespace: dict = {}
+    exec(compile(code, f"solutions/{name} ({exercise_id})", "exec"), namespace)
+    return namespace["answer_" + exercise_id.replace(".", "_")]
+
+
+def checked(exercise_id: str, answer, capsys) -> tuple[bool, str]:
+    passed = exercises.check(exercise_id, answer)
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1, f"{exercise_id}: the check printed {out!r}, not one line"
+    return passed, out.strip()
+
+
+def test_there_are_three_checked_exercises_per_lesson_or_more():
+    lessons = {py.name[:2] for py in LESSONS}
+    per_lesson = {n: [i for i in IDS if i.startswith(n + ".")] for n in lessons}
+    assert all(len(ids) >= 3 for ids in per_lesson.values()), per_lesson
+    assert len(IDS) >= 36
+
+
+def test_every_exercise_has_a_worked_solution_and_every_solution_an_exercise():
+    assert sorted(solutions()) == sorted(IDS)
+    for exercise_id, (name, code) in solutions().items():
+        assert name[:2] == exercise_id[:2], f"{exercise_id} is solved in {name}"
+        assert f"answer_{exercise_id.replace('.', '_')}" in code, f"{exercise_id}: no answer in its code"
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_the_worked_solution_passes(exercise_id, capsys):
+    passed, line = checked(exercise_id, solution(exercise_id), capsys)
+    assert passed and line.startswith(f"✓ {exercise_id}: "), line
+
+
+# --- wrong answers ----------------------------------------------------------------------------------
+
+
+def unshuffled_change(model, images, perm):
+    return (model.features(images) - model.features(images)).abs().max().item()
+
+
+def patch_8_change(model, images, perm):
+    return (model.features(shuffle_patches(images, 8, perm)) - model.features(images)).abs().max().item()
+
+
+def transposed_causal(n):
+    return torch.full((n, n), float("-inf")).triu(1).T
+
+
+def raised_to_t(weights, t):
+    w = weights**t
+    return w / w.sum(-1, keepdim=True)
+
+
+def first_rows(table, grid, size):
+    return table[: size * size]
+
+
+def key_minus_query(table, grid, clip):
+    rc = torch.stack(torch.meshgrid(torch.arange(grid[0]), torch.arange(grid[1]), indexing="ij"), -1)
+    rc = rc.reshape(-1, 2)
+    off = (rc[None, :, :] - rc[:, None, :]).clamp(-clip, clip) + clip
+    return table[:, off[..., 0], off[..., 1]]
+
+
+def unclamped(table, grid, clip):
+    rc = torch.stack(torch.meshgrid(torch.arange(grid[0]), torch.arange(grid[1]), indexing="ij"), -1)
+    rc = rc.reshape(-1, 2)
+    off = rc[:, None, :] - rc[None, :, :] + clip
+    return table[:, off[..., 0], off[..., 1]]
+
+
+def rotated_both(encoding, q, k, grid):
+    n = grid[0] * grid[1]
+    qs, ks = q.expand(1, encoding.heads, n, len(q)), k.expand(1, encoding.heads, n, len(k))
+    qr, kr = encoding.rotate(qs, ks, grid, 0)
+    return (qr[0, 0] * kr[0, 0]).sum(-1)
+
+
+def axial_one_channel(dr, dc, base):
+    return sum(math.cos(base ** (-4 * i / 16) * dc) + math.cos(base ** (-4 * i / 16) * dr) for i in range(4))
+
+
+def uniform_without_self(grid):
+    rc = torch.cartesian_prod(torch.arange(grid[0]), torch.arange(grid[1])).double().reshape(-1, 2)
+    d = torch.cdist(rc, rc)
+    n = len(rc)
+    return (d.sum() / (n * (n - 1))).item()
+
+
+def row_or_column_rule(cells):
+    out = []
+    for p in cells.tolist():
+        r, c = divmod(p.index(5), 4)
+        row, col = set(p[r * 4 : r * 4 + 4]), set(p[c::4])
+        missing = {1, 2, 3, 4} - (row if len(row & {1, 2, 3, 4}) == 3 else col)
+        out.append(missing.pop() if len(missing) == 1 else 0)
+    return torch.tensor(out)
+
+
+def row_view(cells):
+    return [(p.index(5), tuple(p[p.index(5) // 4 * 4 :][:4])) for p in cells.tolist()]
+
+
+def whole_grid_view(cells):
+    return [tuple(p) for p in cells.tolist()]
+
+
+def row_only_binary(cells):
+    out = []
+    for p in cells.tolist():
+        r, c = divmod(p.index(5), 4)
+        row = {v for v in p[r * 4 : r * 4 + 4] if 1 <= v <= 4}
+        col = {v for v in p[c::4] if 1 <= v <= 4}
+        out.append("binary" if len(row) == 3 else "ternary" if len(row | col) == 3 else "quaternary")
+    return out
+
+
+def corners_aligned(table, old, new):
+    image = table[1:].T.reshape(1, table.shape[1], *old)
+    resized = F.interpolate(image, size=new, mode="bicubic", align_corners=True)
+    return torch.cat([table[:1], resized.reshape(table.shape[1], -1).T])
+
+
+def no_class_token(table, old, new):
+    image = table[1:].T.reshape(1, table.shape[1], *old)
+    return F.interpolate(image, size=new, mode="bicubic").reshape(table.shape[1], -1).T
+
+
+def flops_without_attention(config):
+    from minivit import ViT
+
+    params = sum(p.numel() for p in ViT(config).parameters())
+    return 6 * params * config.grid[0] * config.grid[1]
+
+
+def within_with_self(similarity, modules):
+    same = modules[:, None] == modules[None, :]
+    return (similarity[same].mean() - similarity[~same].mean()).item()
+
+
+def explained_share(scores, grid):
+    return 1 - solution("11.6")(scores, grid)
+
+
+def by_raster_offset(scores, grid):
+    n = grid[0] * grid[1]
+    idx = torch.arange(n)
+    group = (idx[:, None] - idx[None, :] + n - 1).reshape(-1)  # the 1-D offset j - i of the raster index
+    s = scores.reshape(-1).double()
+    means = torch.zeros(2 * n - 1, dtype=s.dtype).index_add_(0, group, s) / torch.bincount(
+        group, minlength=2 * n - 1
+    )
+    return (((s - means[group]) ** 2).mean() / s.var(unbiased=False)).item()
+
+
+def sincos_table():
+    from minivit.posenc import sincos_2d
+
+    return sincos_2d((6, 6), 64)
+
+
+# (exercise id, a wrong answer, words of the hint it must get); lambdas build the answer lazily
+WRONG = [
+    ("00.2", unshuffled_change, "shuffle_patches(images, model.config.patch_size, perm)"),
+    ("00.2", patch_8_change, "read the patch size from the model"),
+    ("00.3", ((3, 3), 1), "24 / patch_size"),
+    ("00.3", ((6, 6), 2), "count the 4×4 patches"),
+    ("00.5", {"none", "peg"}, "zero padding"),
+    ("00.5", {"learned"}, "without an encoding every part of the model treats tokens alike"),
+    ("00.5", {"none", "nope"}, "the encodings: none, learned"),
+    ("01.1", 1 / 16, "one head's width"),
+    ("01.1", 16.0, "the temperature divides the scores"),
+    ("01.4", transposed_causal, "row i is the query"),
+    ("01.4", lambda n: torch.ones(n, n).tril(), "0/1 weights are a mask"),
+    ("01.5", raised_to_t, "raise to 1/T, not T"),
+    ("01.5", lambda w, t: w ** (1 / t), "each row must be a distribution again"),
+    ("02.1", 3, "compare each offset with the one before"),
+    ("02.1", 5, "look from k = 1 upwards"),
+    ("02.2", (1, 7), "which patch is one step from (0, 7)"),
+    ("02.2", (0, 5), "similarity depends on the raster offset alone"),
+    ("02.3", first_rows, "lay the table out as (gh, gw, D)"),
+    ("02.4", lambda s_row, s_col, s_same: s_row + s_col, "counts the parts at offset 0 twice"),
+    ("02.5", lambda: torch.eye(32), "a b ≠ 0 mixes a pair's sine with its cosine"),
+    (
+        "02.5",
+        lambda: torch.randn(32, 32, generator=torch.Generator().manual_seed(1)),
+        "commutes with every shift",
+    ),
+    ("02.5", lambda: torch.zeros(32, 32), "give the channel pairs blocks that are not zero"),
+    ("03.7", 1.0, "cutting off the tails"),
+    ("03.7", 0.95, "trunc_normal_"),
+    ("03.8", lambda sigma, dim: sigma, "sum of dim squared entries"),
+    ("03.9", sincos_table, "a smooth layout scores 0"),
+    (
+        "03.9",
+        lambda: torch.randn(36, 16, generator=torch.Generator().manual_seed(0)),
+        "the 4 positions of a cell",
+    ),
+    ("04.1", 10.0, "the reach at 1× is the sum of lr_at"),
+    ("04.1", math.log(15) / (400 * 3e-3), "the warmup and the cosine decay"),
+    ("04.3", key_minus_query, "the query's position minus the key's"),
+    ("04.3", unclamped, "clamp each offset to [−clip, clip]"),
+    (
+        "04.6",
+        lambda: torch.randn(2, 7, 7, generator=torch.Generator().manual_seed(0)),
+        "the same for every key",
+    ),
+    ("04.6", lambda: torch.zeros(2, 7, 7), "added to every score of a query's row"),
+    ("05.3", lambda base, s, d: base * s, "base^(−(d − 2)/d), not 1/base"),
+    ("05.4", rotated_both, "rotate only the key"),
+    ("05.5", axial_one_channel, "each pair holds two channels"),
+    (
+        "05.5",
+        lambda dr, dc, base: 2 * sum(math.cos(base ** (-i / 8) * (dr + dc)) for i in range(8)),
+        "Dh/4 = 4",
+    ),
+    (
+        "06.1",
+        lambda grid: torch.arange(grid[0] * grid[1]).view(*grid).flip(0).reshape(-1),
+        "mirror left to right",
+    ),
+    ("06.1", lambda grid: torch.arange(36).view(6, 6).flip(1).reshape(-1), "every patch once"),
+    ("06.4", lambda: [1.4204, 1.4513], "caches its bias per grid"),
+    ("06.4", [1.0, 1.0], "with each slope 16 times larger"),
+    ("06.5", uniform_without_self, "attends to the query's own patch too"),
+    ("06.5", lambda grid: grid[0] + grid[1], "Euclidean distance"),
+    ("07.4", row_or_column_rule, "not only the query's row or column"),
+    ("07.5", row_view, "the view holds the query's column too"),
+    ("07.5", whole_grid_view, "what lies elsewhere is no part of it"),
+    ("07.6", row_only_binary, "the query's row alone, or its column alone"),
+    ("08.5", lambda trained, new: torch.arange(new) * (trained - 1) / (new - 1), "not (L − 1)/(L′ − 1)"),
+    ("08.6", lambda labels: torch.tensor([1, 0, 2, 3])[labels], "where does 'left of' go"),
+    ("08.6", lambda labels: torch.tensor([3, 2, 1, 0])[labels], "transpose them"),
+    ("08.7", corners_aligned, "align_corners=False"),
+    ("08.7", no_class_token, "the class token's row, then one row per new patch"),
+    ("09.6", flops_without_attention, "no parameter counts them"),
+    (
+        "09.7",
+        lambda labels, lam, k: lam * F.one_hot(labels, k) + (1 - lam) * F.one_hot(labels, k).roll(1, 0),
+        "the batch reversed",
+    ),
+    ("09.8", 64, "solve 6 P T = 12 T² D L"),
+    ("10.4", 1, "compare each σ = 0.02 run's"),
+    ("10.4", 9, "the seeds: [0, 1, 2, 3, 4]"),
+    ("10.5", within_with_self, "leave out the diagonal"),
+    ("10.6", lambda modules: modules.sort().values, "return indices"),
+    ("10.6", lambda modules: torch.arange(len(modules)), "put every token of module 0 first"),
+    ("11.2", lambda grid, k: grid[0] * grid[1], "same neighbours inside"),
+    ("11.2", lambda grid, k: 9, "same neighbours inside"),
+    ("11.5", lambda g: 3 / g**2, "count those classes of cells"),
+    ("11.6", explained_share, "what is left within each offset"),
+    ("11.6", by_raster_offset, "group the pairs (i, j) by their 2-D offset"),
+]
+
+
+def test_every_exercise_has_a_wrong_answer():
+    assert {w[0] for w in WRONG} == set(IDS)
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "answer", "hint"), WRONG, ids=[f"{w[0]}-{i}" for i, w in enumerate(WRONG)]
+)
+def test_a_wrong_answer_fails_with_its_hint(exercise_id, answer, hint, capsys):
+    if callable(answer) and answer.__code__.co_argcount == 0:
+        answer = answer()
+    passed, line = checked(exercise_id, answer, capsys)
+    assert not passed and line.startswith(f"✗ {exercise_id}: "), line
+    what, _, given = line.partition(" — hint: ")
+    assert given, f"no hint in {line!r}"
+    assert hint in given, f"{exercise_id}: wanted a hint with {hint!r}, got {line!r}"
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "wrong", "right"),
+    [("01.1", 0.2, "0.088"), ("03.7", 0.7, "0.88"), ("04.1", 3.0, "4.49"), ("09.8", 500, "1164")],
+)
+def test_a_wrong_number_is_not_told_the_right_one(exercise_id, wrong, right, capsys):
+    passed, line = checked(exercise_id, wrong, capsys)
+    assert not passed and right not in line, line
+
+
+def test_an_answer_that_is_not_a_function_is_named(capsys):
+    passed, line = checked("02.3", 42, capsys)
+    assert not passed and "not a function" in line and "def answer_NN_k(table, grid, size):" in line
+
+
+@pytest.mark.parametrize("exercise_id", ["00.2", "04.6", "06.1"])
+def test_a_check_leaves_the_global_random_state_as_it_was(exercise_id, capsys):
+    state = torch.random.get_rng_state()
+    checked(exercise_id, solution(exercise_id), capsys)
+    assert torch.equal(torch.random.get_rng_state(), state)
+
+
+# --- unanswered and unknown ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("answer", [..., None])
+def test_an_unanswered_exercise_says_so_and_does_not_raise(answer, capsys):
+    for exercise_id in IDS:
+        assert exercises.check(exercise_id, answer) is False
+        assert capsys.readouterr().out == f"{exercise_id}: not answered yet\n"
+
+
+def test_an_unknown_exercise_raises_and_lists_the_known_ones():
+    with pytest.raises(ValueError, match=r"unknown exercise '02\.9'; known: 00\.2, 00\.3, .*11\.6"):
+        exercises.check("02.9", 1)
+
+
+# --- what the checks take for granted ---------------------------------------------------------------
+
+
+def test_only_the_model_without_an_encoding_ignores_a_shuffle():
+    from minivit import REGISTRY, ViT, ViTConfig
+    from minivit.data import odd_one_out
+    from minivit.exercises.lessons_00_01 import INVARIANT, WHY
+
+    images = odd_one_out(4, seed=0).images
+    perm = torch.randperm(9, generator=torch.Generator().manual_seed(0))
+    for name in REGISTRY:
+        model = ViT(
+            ViTConfig(image_size=24, patch_size=8, num_classes=9, dim=32, depth=2, heads=2, position=name)
+        )
+        with torch.no_grad():
+            for p in model.parameters():
+                p.normal_(std=0.3)
+            change = (model.features(shuffle_patches(images, 8, perm)) - model.features(images)).abs().max()
+        assert (change < 1e-5) == (name in INVARIANT), (name, change)
+        assert name in INVARIANT or name in WHY
+
+
+def test_the_relation_labels_are_read_from_the_layout():
+    from minivit.data import relation
+    from minivit.exercises.lessons_07_08 import _relation_labels
+
+    data = relation(200, seed=0)
+    assert torch.equal(_relation_labels(data.layout, 3), data.labels)
+
+
+# --- the lessons ----------------------------------------------------------------------------------
+
+
+def exercise_cells(py: Path) -> tuple[list, list]:
+    """The lesson's cells, and the indices of its code cells tagged "exercise"."""
+    cells = jupytext.read(py).cells
+    tagged = [i for i, c in enumerate(cells) if "exercise" in c.metadata.get("tags", [])]
+    return cells, tagged
+
+
+@pytest.mark.parametrize("py", LESSONS, ids=lambda p: p.stem)
+def test_each_lesson_wires_its_exercises_in_answer_and_check_cells(py):
+    cells, tagged = exercise_cells(py)
+    ids = [i for i in IDS if i.startswith(py.name[:2] + ".")]
+    assert len(tagged) == 2 * len(ids), f"{py.name}: {len(tagged)} exercise cells for {len(ids)} exercises"
+    assert all(cells[i].cell_type == "code" for i in tagged)
+    assert cells[tagged[0]].source.startswith("from minivit import exercises\n")
+    for k, exercise_id in enumerate(ids):
+        name = "answer_" + exercise_id.replace(".", "_")
+        answer, check = cells[tagged[2 * k]].source, cells[tagged[2 * k + 1]].source
+        assert answer.splitlines()[-1] == f"{name} = ...  # your code", f"{py.name}: {answer!r}"
+        assert check == f'exercises.check("{exercise_id}", {name})', f"{py.name}: {check!r}"
+        assert tagged[2 * k + 1] == tagged[2 * k] + 1, (
+            f"{py.name}: {exercise_id}'s check must follow its answer"
+        )
+        number = exercise_id.split(".")[1]
+        above = [c.source for c in cells[: tagged[2 * k]] if c.cell_type == "markdown"][-1]
+        assert re.search(rf"^{number}\. ", above, re.M), f"{py.name}: no exercise {number} above its cells"
+
+
+@pytest.mark.parametrize("py", LESSONS, ids=lambda p: p.stem)
+def test_exercise_cells_come_after_every_claim_and_before_the_claims_index(py):
+    cells, tagged = exercise_cells(py)
+    heading = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and "## Exercises" in c.source)
+    index = next(
+        i for i, c in enumerate(cells) if c.cell_type == "markdown" and "## Claims index" in c.source
+    )
+    assert heading < tagged[0] and tagged[-1] < index
+    assert "](../solutions/)" in cells[heading].source.split("\n\n")[1], f"{py.name}: link the solutions"
+    after = [i for i, c in enumerate(cells) if i > heading and c.cell_type == "code" and i not in tagged]
+    assert not after, f"{py.name}: code cells among the exercises that are not exercise cells"
+    claims = [
+        i
+        for i, c in enumerate(cells)
+        if c.cell_type == "code" and re.search(r"\bassert\b|lesson\.claim\(", c.source)
+    ]
+    assert max(claims) < heading
+
+
+@pytest.mark.parametrize("py", LESSONS, ids=lambda p: p.stem)
+def test_an_unanswered_lesson_runs_its_exercise_cells_without_error(py):
+    cells, tagged = exercise_cells(py)
+    namespace: dict = {}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        for i in tagged:
+            exec(compile(cells[i].source, f"{py.name} cell {i}", "exec"), namespace)
+    ids = [i for i in IDS if i.startswith(py.name[:2] + ".")]
+    assert out.getvalue() == "".join(f"{i}: not answered yet\n" for i in ids)
