@@ -415,3 +415,50 @@ def test_lesson_runs_and_every_slider_moves_its_figure(lab, browser_context, not
         (out / "timing.json").write_text(json.dumps(timing))
     finally:
         page.close()
+
+
+FIND_CELL = """(start) => {
+    const cells = window.jupyterapp.shell.currentWidget.content.model.cells;
+    for (let c = 0; c < cells.length; c++) {
+        if (cells.get(c).sharedModel.getSource().startsWith(start)) return c;
+    }
+    return -1;
+}"""
+ANSWER_AND_RUN = """async ([c, source]) => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    await panel.sessionContext.ready;
+    panel.content.activeCellIndex = c;
+    panel.content.model.cells.get(c).sharedModel.setSource(source);  // what the learner types
+    await window.jupyterapp.commands.execute('notebook:run-cell-and-select-next');  // Shift+Enter
+    await window.jupyterapp.commands.execute('notebook:run-cell-and-select-next');  // the check cell
+}"""
+OUTPUT_TEXT = """(c) => {
+    const cell = window.jupyterapp.shell.currentWidget.content.model.cells.get(c);
+    return cell.outputs.toJSON().map(o => o.text || '').join('');
+}"""
+
+
+def test_a_learner_answers_an_exercise_and_sees_a_tick(lab, browser_context):
+    """Lesson 00's exercise 3 answered in JupyterLab: the answer put in its answer cell, the answer and
+    check cells run as Shift+Enter runs them, and the check prints ✓ (where the committed run printed
+    'not answered yet')."""
+    notebook = next(p for p in LESSONS if p.stem.startswith("00_"))
+    page = browser_context.new_page()
+    try:
+        page.goto(f"{lab.url}/lab/tree/{notebook.name}?reset&token={lab.token}", timeout=60_000)
+        page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
+        answer_at = page.evaluate(FIND_CELL, "answer_00_3 = ...")
+        assert answer_at >= 0, "lesson 00 has no answer cell for exercise 00.3"
+        assert page.evaluate(FIND_CELL, 'exercises.check("00.3"') == answer_at + 1, (
+            "its check cell follows it"
+        )
+        assert "not answered yet" in page.evaluate(OUTPUT_TEXT, answer_at + 1)  # as committed
+        page.evaluate(ANSWER_AND_RUN, [answer_at, "answer_00_3 = ((6, 6), 4)"])
+        deadline = time.perf_counter() + 120
+        text = page.evaluate(OUTPUT_TEXT, answer_at + 1)
+        while not text.startswith(("✓", "✗")) and time.perf_counter() < deadline:
+            time.sleep(0.5)
+            text = page.evaluate(OUTPUT_TEXT, answer_at + 1)
+        assert text.startswith("✓ 00.3"), text
+    finally:
+        page.close()
