@@ -174,7 +174,7 @@ viz.plot_history(histories, chance=chance)
 #
 # Pick a test image and a shuffle. The bars are each trained model's probabilities for the 9 cells,
 # for the image and for its shuffled version. Without position, the two sets of bars are identical,
-# whatever the shuffle. With `sincos2d`, the answer follows the odd shape to its new cell.
+# whatever the shuffle. With `sincos2d`, the answer can follow the odd shape to its new cell.
 
 # %% tags=["nbval-ignore-output"]
 widgets.shuffle_explorer(trained, test.images[:20], patch_size=8)

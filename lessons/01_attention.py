@@ -199,8 +199,8 @@ lesson.claim("the heads are not local: none looks much nearer than uniform atten
 
 # %% [markdown]
 # On most seeds both heads put nearly all their attention on the two shapes; on some a head looks
-# at the empty patches instead (run the lesson with `MINIVIT_SEED=6`), which locates the shapes
-# just as well. Either way block 0 finds the shapes by what the patches look like, wherever they
+# at the empty patches instead (the margin sweep of `lessons/CLAIMS.md` ran twelve seeds; which
+# seeds do it depends on the machine). Either way block 0 finds the shapes by what the patches look like, wherever they
 # are. The answer, though,
 # is about *where* the circle is relative to the square, and attention itself cannot see that
 # (the last section shows why): it can only come from the position encoding added to the two
@@ -256,7 +256,7 @@ for position in ("none", "sincos2d"):
 #
 # Pick an image, a query patch (outlined) and a temperature. The overlay shows each head's weights
 # over the image. Low temperatures pick one key; high ones spread the weight over more of the nine
-# (at T = 20 the entropy is more than half of log 9, checked below).
+# (at T = 20 the entropy is more than half of log 9, checked above).
 
 # %% tags=["nbval-ignore-output"]
 widgets.attention_explorer(trained, test.images[:20])
@@ -284,7 +284,7 @@ widgets.attention_explorer(trained, test.images[:20])
 # a tensor or a function, as the exercise says) and run both cells. The check prints ✓ and what your
 # answer shows, or ✗, what differs and a hint. Exercises marked (discussion) have no check.
 #
-# 1. Build an untrained model with `dim=256` and PyTorch's default init (`init="torch"`), and
+# 1. Build an untrained model with `dim=256` and minivit's PyTorch-style init (`init="torch"`), and
 #    compute its block-0 attention entropy as the init cell above does, with and without the
 #    $1/\sqrt{d}$ scaling (multiply the scores by $\sqrt{d}$). What happens to the entropy? First,
 #    as a number: with 2 heads as here, leaving out the $1/\sqrt{d}$ is the same as a softmax

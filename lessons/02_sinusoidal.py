@@ -263,7 +263,7 @@ viz.similarity_grid(table, grid, title="sincos2d, D = 64: each patch's similarit
 # ## Width and base
 #
 # The base sets the slowest clock. With a large base and a small width, most channel pairs turn so
-# slowly across a 16×16 grid that they are nearly constant, and every patch looks like every other.
+# slowly across a 16×16 grid that they are nearly constant, and patches look much more alike.
 # With a wide encoding there are enough pairs at every speed and the base matters little. RoPE for
 # images (lesson 05) works with narrow widths, half of one head's channels per axis (a head of 64
 # channels gives each axis 16 frequencies, each turning one pair of channels), and
@@ -390,7 +390,7 @@ exercises.check("02.5", answer_02_5)
 # | an M that mixes sine and cosine tells left from right | `assert best == -1` | M = I: the best key is the query itself (0) |
 # | added to the content, the encoding makes attention scores absolute | `assert diagonal_spread(added) > 0.4 * (added.max() - added.min()).item()` | queries and keys are rotated instead (spread below 1e-14) |
 # | rotating queries and keys makes them relative, for any weights | `assert diagonal_spread(rotated) < 1e-9 * (rotated.max() - rotated.min()).item()` | only the query is rotated (the key stays put) |
-# | MAE's 2-D table is minivit's with the channels reordered | `torch.testing.assert_close(mae, table[:, perm], atol=1e-6, rtol=0)` `torch.testing.assert_close(mae @ mae.T, table @ table.T, atol=1e-5, rtol=0)` | MAE's table is built with the row first (the first assert), or with other frequencies, e.g. base^(−2i/half) (both) |
+# | MAE's 2-D table is minivit's with the channels reordered | `torch.testing.assert_close(mae, table[:, perm], atol=1e-6, rtol=0)` `torch.testing.assert_close(mae @ mae.T, table @ table.T, atol=1e-5, rtol=0)` | MAE's table is built with the row first (the first assert), or with other frequencies, e.g. base^(−i/half) (both) |
 # | the 2-D dot product depends only on (Δr, Δc) | `assert all(max(v) - min(v) < 1e-5 for v in by_offset.values())` | the table's rows are shuffled (the 1-D encoding of the raster index still passes: its offset r·g_w + c is a function of (Δr, Δc)) |
 # | every patch is most like its direct neighbours | `assert near > far + 0.1, "patches are more like their neighbours than like far patches"` `assert (nearest == 1).all(), "every patch is most similar to a direct neighbour"` | the table's rows are shuffled (no layout) |
 # | a narrow encoding needs a base suited to the grid; a wide one hardly cares | `assert scores[16][100] > scores[16][10000] + 0.3, "narrow: a large base leaves little structure"` `assert max(scores[256].values()) - min(scores[256].values()) < 0.1, "wide: the base matters little"` | base 100 is used where 10000 is asked (the narrow scores then tie: 0.71 and 0.71) |

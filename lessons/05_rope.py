@@ -188,7 +188,7 @@ lesson.claim("RoPE's score tells +k from -k", direction, ">", 0.05)
 
 # %% [markdown]
 # Added sinusoids are absolute inside attention: the cross terms alone bring it well below 1 (how far
-# below depends on the random weights: run the lesson with other seeds), and a learned $M$ breaks
+# below depends on the random weights: run the lesson with other seeds), and a random $M$ breaks
 # even the position term. That is the reason RoPE exists. Note the last two
 # lines too: $p_m\cdot p_n = \sum_i\cos((n-m)\,\omega_i)$ is *even* in the offset, so on its own it
 # cannot tell "3 to the left" from "3 to the right" (among scores that depend on the offset alone,
@@ -352,20 +352,19 @@ print(f"frequencies turned by {turn.mean() * 180 / math.pi:.0f} degrees on avera
 
 # %% [markdown]
 # The task has four answers, so chance is 0.25. With the frequencies set to zero the same weights
-# are back at chance: everything the model knows of position comes through the rotations (a model
-# without position cannot do better, lesson 00: the circle's and the square's patches are the same
-# whatever their arrangement). With them, mixed RoPE gets above chance, and how far in 800 steps
-# depends on the seed: some runs pass 0.9, others sit on a plateau near 0.5 for the whole run (run
-# the lesson with `MINIVIT_SEED=1` and `2`). The second number says what the plateau is: every run
+# are back at chance, as they must be (a model without position cannot do better, lesson 00: the
+# circle's and the square's patches are the same whatever their arrangement): a sanity check that
+# the rotations are the model's only source of position, not a finding about what it learned. With them, mixed RoPE gets above chance, and how far in 800 steps
+# depends on the seed: some runs pass 0.9, others can sit on a plateau near 0.5 for the whole run. The second number says what the plateau is: every run
 # tells a pair on a row from a pair on a column (chance 0.5 for that question); the runs on the
 # plateau have not yet learned which way round the pair is.
 #
-# And the frequencies? They move by a fifth to a third of their size (printed above). That is not
+# And the frequencies? They move by more than a tenth of their size (printed above). That is not
 # all Adam could do: its reach, the sum of the learning rates (lesson 04), is larger than the
 # frequencies themselves, so they moved as far as training pushed them, no further. Does the move
-# matter? Putting the initial frequencies back costs nothing on some runs and a third of the
-# accuracy on others (the margin sweep of `lessons/CLAIMS.md` ran this lesson with twelve seeds):
-# the frequencies and the projections learn together, and one run cannot say which carries more.
+# matter? Putting the initial frequencies back costs more on some runs than on others (compare the
+# printed accuracies with another seed): the frequencies and the projections learn together, and
+# one run cannot say which carries more.
 # Whether the frequencies turn toward the rows and columns (the mean $|\sin 2\,\text{angle}|$
 # printed above) one short run cannot settle either; exercise 1 asks for more seeds.
 

@@ -222,7 +222,8 @@ viz.module_similarity(trained, net.modules, title="σ = 0.1, trained")
 # The same two panels for either table, at every 100th training step. Adam divides each step by the
 # running size of the gradient, so an entry moves by about the learning rate per step however large
 # the table is. Here the rate warms up and then decays along a cosine; summed over the 800 steps it
-# comes to the *reach* printed below, an upper bound on how far an entry can go; the tables move by
+# comes to the *reach* printed below, about as far as an entry can go (more only where Adam's
+# steps run larger than the rate); the tables move by
 # a small part of it (printed), because their steps partly cancel. Both tables move by about the same amount. For the σ = 0.1 table that is
 # more than half its size: it is rewritten, and the blocks appear. For the σ = 2 table it is under
 # a tenth: it stays the random draw it started as.
@@ -360,8 +361,9 @@ lesson.claim("the sinusoid beats no encoding by more than 0.02 on average", summ
 # Why does σ = 2 lose nothing? Here the tokens are the *same* nodes at test time as in training. A
 # random σ = 2 table is a fixed name tag for each node, and its 32 vectors are far from alike: two
 # of them have a cosine similarity of about ±0.14 (random vectors at width 32: $\sqrt{2/\pi}/\sqrt{32}$
-# on average, below), so attention can tell every node from every other and learn, through its query and key
-# weights, which nodes to listen to for each masked one; it does not need similar vectors for nodes
+# on average, below), so attention can tell every node from every other and can fit, through its
+# query and key weights, which nodes to listen to for each masked one (we do not measure where it
+# listens); it does not need similar vectors for nodes
 # that belong together. The sinusoid is a fixed name tag too, but a crowded one: with base 10,000
 # most of its wavelengths are far longer than 32 tokens, so its vectors are much alike, which fits
 # its predicting worse than any learned table. And a table

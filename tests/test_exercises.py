@@ -436,3 +436,10 @@ def test_an_unanswered_lesson_runs_its_exercise_cells_without_error(py):
             exec(compile(cells[i].source, f"{py.name} cell {i}", "exec"), namespace)
     ids = [i for i in IDS if i.startswith(py.name[:2] + ".")]
     assert out.getvalue() == "".join(f"{i}: not answered yet\n" for i in ids)
+
+
+def test_every_encoding_has_its_reason_in_exercise_00_5():
+    from minivit import REGISTRY
+    from minivit.exercises import lessons_00_01
+
+    assert set(lessons_00_01.WHY) | lessons_00_01.INVARIANT == set(REGISTRY)  # a new encoding gets its hint

@@ -105,6 +105,9 @@ WHY = {
     "rope1d": "RoPE rotates queries and keys by their place: a shuffle changes the angles between them",
     "rope-axial": "RoPE rotates queries and keys by their place: a shuffle changes the angles between them",
     "rope-mixed": "RoPE rotates queries and keys by their place: a shuffle changes the angles between them",
+    "rope-spiral": "RoPE rotates queries and keys by their place: a shuffle changes the angles between them",
+    "string": "STRING is RoPE after a change of basis: a shuffle changes the angles between queries and keys",
+    "liere": "LieRE rotates queries and keys by their place: a shuffle changes the rotations between them",
 }
 
 
