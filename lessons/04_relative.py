@@ -185,8 +185,8 @@ print(f"{steps} steps at lr {lr} with warmup and cosine decay: reach {reach:.2f}
 
 # %% [markdown]
 # At the model's own learning rate the table can typically only tilt attention ($e^{0.6} \approx 1.8$;
-# Adam's step is about the learning rate when the gradient keeps its sign, and can be a few times
-# larger when it does not), not focus it. Swin trains for hundreds of epochs; we give the table 10× the learning rate instead
+# Adam's step is about the learning rate when the gradient keeps its size, and can be a few times
+# larger when a gradient that was near zero suddenly grows), not focus it. Swin trains for hundreds of epochs; we give the table 10× the learning rate instead
 # (`position_lr_scale=10`). Exercise 1 asks what happens without it. Keep the reach in mind wherever
 # the course compares encodings in short runs at one learning rate: there a bias table starts
 # handicapped.
@@ -272,8 +272,8 @@ viz.head_tables(learned, title="head")
 # %% [markdown]
 # The trained model answers well above chance, and the same weights with a zero table fall to
 # chance: here the bias is not decoration, it is the model's whole sense of position. Before
-# training every head looks at the mean distance of the grid; after, the heads differ, some drawn to
-# near offsets and some to far ones. The tables show how: the strongest is a ring around (0, 0),
+# training every head looks at the mean distance of the grid; after, the heads differ in how far
+# they look. The tables show how: the strongest is a ring around (0, 0),
 # raised or lowered at some distance and much the same in every direction (measured above for the
 # strongest head, on every seed of the margin sweep; other heads can be directional), which is what
 # a question about distance (not direction) asks for. Which head takes which distance changes from
@@ -365,5 +365,5 @@ exercises.check("04.6", answer_04_6)
 # | on a smaller grid, clamping gives the trained entries exactly | `assert torch.equal(ramps["clamp"].attn_bias(small, 0), trained_entries)` | `resize="interpolate"` (the bicubic squash moves them) |
 # | the trained table carries the model's accuracy: zeroed, the model is at chance | `lesson.claim("the trained model learns the task", accuracy, ">", 0.6)` `lesson.claim("without its table, chance", zeroed, "<", 0.4)` | the table does not learn (`position_lr_scale=1`: accuracy 0.34 with seeds 0 and 2), or the task needs no position (`which_shape` on the same grid: 0.96 with the table and without it) |
 # | with 10× the learning rate, entries grow beyond the 1× reach | `lesson.claim("entries grow beyond the 1x reach", learned.abs().max(), ">", reach)` | the table frozen, or trained at the model's rate on some seeds (`position_lr_scale=1`: largest entry 0.38 with seed 2) |
-# | trained heads look at different distances; untrained ones all at the grid's mean | `assert spread_before < 0.05` `lesson.claim("heads come to look at different distances", spread, ">", 0.15)` | the table frozen (the spread stays as before training), or trained at the model's rate on some seeds (`position_lr_scale=1`: spread 0.11 with seed 2), or the task needs no position (`which_shape`: 0.29) |
+# | trained heads look at different distances; untrained ones all at the grid's mean | `assert spread_before < 0.05` `lesson.claim("heads come to look at different distances", spread, ">", 0.15)` | the table frozen (the spread stays as before training), or trained at the model's rate on some seeds (`position_lr_scale=1`: spread 0.11 with seed 2) |
 # | the strongest trained table is a ring: a function of the offset's length | `lesson.claim("the strongest head's table is a ring: a function of distance, not direction", share, ">", 0.8)` | the table is untrained (about 0.2), or trained on a task that needs no position (`which_shape`: 0.33) |

@@ -32,7 +32,7 @@
 # MNIST digits, 16 patches each) through exactly the same code; every table and figure is labelled
 # with what ran. The outputs stored in this notebook are the CPU stand-in's, one seed: we ship no
 # recorded CIFAR-10 result yet, so what this lesson concludes about encodings is what the stand-in
-# shows. On a CPU the whole lesson takes about a minute and a half.
+# shows. On a CPU the whole lesson takes a few minutes (about three on a 2-core laptop).
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
@@ -181,7 +181,7 @@ assert capstone.SETTINGS["cifar10"].augment.flip and not capstone.SETTINGS["stan
 #
 # Now the comparison: seven encodings, the same model, the same data order, the same steps.
 # `capstone.run` trains each with `minivit.train.fit` and measures test accuracy, wall time and
-# throughput. (On a CPU: the stand-in, about a minute.)
+# throughput. (On a CPU: the stand-in, about two minutes.)
 
 # %% tags=["nbval-ignore-output"]
 result = capstone.run(SETTING, seed=SEED)
@@ -200,9 +200,8 @@ viz.capstone(result)
 # - position pays: the best encoding beats `none` by more than 10 points on the stand-in;
 # - the two encodings that act only through a bias on the attention logits, relative and ALiBi-2D,
 #   gain far less over `none` than the best encoding (at least 5 points less, on every seed of the
-#   margin sweep, `lessons/CLAIMS.md`). That is a statement about this budget: the runs stop while
-#   their training loss is still falling, and whether the bias-only encodings catch up in a longer
-#   run this lesson does not measure. For ALiBi-2D the next cell computes one reason: with the stand-in's
+#   margin sweep, `lessons/CLAIMS.md`). That is a statement about this budget: the runs are short,
+#   and whether the bias-only encodings catch up in a longer run this lesson does not measure. For ALiBi-2D the next cell computes one reason: with the stand-in's
 #   2 heads on a 4×4 grid its slopes move a logit by at most 0.27, so its bias can change an
 #   attention weight by at most a factor e^0.27 ≈ 1.3 (lesson 06). For the relative table this run
 #   measures no reason;
@@ -306,8 +305,9 @@ lesson.claim("a summed gradient would show in one SGD step: orders of magnitude 
 #
 # ## Sliders: the augmentation recipe
 #
-# Move RandAugment's magnitude, the mixing α (small α: most images stay close to themselves; α = 1:
-# any mixture is as likely as any other), mixup or CutMix (the recipe picks one of the two for each
+# Move RandAugment's magnitude, the mixing α (one weight λ per batch, drawn from Beta(α, α); small
+# α: each mixed image stays close to one of its two sources; α = 1: any mixture is as likely as
+# any other), mixup or CutMix (the recipe picks one of the two for each
 # batch), and the random draw; random erasing stays at p = 0.25. Watch the targets above each
 # augmented image: mixing moves weight from an image's own label to its partner's.
 
@@ -322,7 +322,7 @@ widgets.augment_explorer(sample, sample_labels, 10)
 #   turns labels into mixtures.
 # - On the stand-in (one seed, 16 patches), every model learns the digits, `none` included; the best
 #   encoding beats `none` by more than 10 points, and the two bias-only encodings gain far less at
-#   this budget (their runs stop while the training loss still falls). One seed does not rank the
+#   this budget (the runs are short). One seed does not rank the
 #   others; the CIFAR-10 run is there to be made on a GPU.
 # - `torchrun` + DDP split each batch over processes and follow the one-process loss curve.
 
