@@ -268,7 +268,8 @@ lesson.claim("no σ = 2 run solved half the study's puzzles at any point", best_
 # %% [markdown]
 # σ = 0.1 reaches the study's puzzles together with its training puzzles, early in the run. σ = 2
 # climbs on its training puzzles the whole run, held-out puzzles follow part of the way, and the
-# study's puzzles stay low: at no point of any σ = 2 run did it solve half of them. So the large
+# study's puzzles stay below half at every point of every σ = 2 run (the best, 0.49, printed above,
+# on a seed still climbing when its run stopped). So the large
 # table did not stop the model from learning; it changed *what* the model learned.
 #
 # ## What held-out accuracy measures
@@ -300,7 +301,8 @@ lesson.claim("the grade mix: quaternary is σ = 2's lowest held-out score", min(
 # σ = 0.1 scores a held-out puzzle as well whether or not a training puzzle had its view (0.004
 # apart on average), though near its ceiling that says little. σ = 2 scores the puzzles whose view
 # it saw in training higher than those whose view is new: 0.06 on average, from 0.03 to 0.10 by
-# seed (0.03 is about one standard error of 900 puzzles, and every seed scores the same split).
+# seed (0.03 is about one standard error of such a difference on 900 puzzles, and every seed
+# scores the same split).
 # The grades do not explain it: quaternary puzzles, σ = 2's hardest, are the largest share of the
 # seen ones, which pulls the seen score down, not up; a difference in difficulty *within* a grade
 # could, and the records do not split by grade and view at once. So the gap is consistent with
@@ -327,7 +329,7 @@ lesson.claim("at 1e-4 a σ = 2 table moved less than 1% of its size", max(moved(
 
 # %% [markdown]
 # Neither table moved far. At the tables' learning rate (1e-4) each moved by less than 0.02 rms,
-# about 2% of its reach of 0.8 and twice the random walk's 0.009: about a sixth of σ = 0.1, under
+# about 2% of its reach of 0.8 and 1.5 to 2 times the random walk's 0.009: about a sixth of σ = 0.1, under
 # a hundredth of σ = 2. Both tables are still mostly the random vectors they were drawn as. A small
 # move is not nothing, though: *what* training added to a table can hold a layout that the much
 # larger random draw hides. We test that below, beside the second sweep.
@@ -374,8 +376,9 @@ GRID_SEED = max(
 # %% [markdown]
 # A hundred times the reach leaves σ = 0.1 far ahead on the study's puzzles. σ = 0.1 still solves
 # them, and now its tables move several times their own size: they are rewritten. σ = 2 still
-# fits its training puzzles and does better on the study's than in the first sweep (0.47 on
-# average against 0.35; one seed of three reaches 0.60, printed above), but σ = 0.1's lead is
+# fits its training puzzles and scores higher on the study's than in the first sweep on average
+# (0.47 against 0.35, within the spread of three seeds; one seed reaches 0.60, printed above), but
+# σ = 0.1's lead is
 # still more than three times the larger spread over seeds. σ = 2's tables moved about twice as
 # far as the σ = 0.1 ones, and still less than half their own size. In both sweeps every table
 # moved less than 5% of its reach: Σ lr is a bound, far from what happens, and the random walk's
@@ -383,7 +386,8 @@ GRID_SEED = max(
 #
 # For each table, each cell's similarity to the other cells, drawn at that cell's place on the grid
 # (its own cell left blank), and the table mapped onto the 4×4 grid by Procrustes alignment (the
-# rotation, reflection and scale that bring its 16 vectors closest to the grid's coordinates).
+# orthogonal projection to two dimensions and the scale that bring its 16 vectors closest to the
+# grid's coordinates).
 # Every score comes with its **null**: the same table against the grid's cells shuffled, 1,000
 # times (`analysis.grid_recovery`). The null matters: a random table's Procrustes fit to the grid is
 # far from zero (about 0.36, on a scale where 1 is a perfect fit), so an aligned picture can look
@@ -494,7 +498,8 @@ lesson.claim("Procrustes: the rewritten tables less than 0.1 above their null", 
 # table is still its draw. But moved / σ did not decide what was learned.
 # Whether the model generalized, and whether what training added to its tables holds the Latin
 # square's rows and columns, followed σ in both sweeps: σ = 0.1 did both at a sixth of its size
-# moved and at four times it; σ = 2 did neither, at a hundredth and at 0.4 of its size. Our reading
+# moved and at four times it; σ = 2 generalized far less (0.35 and 0.47 on average) and its update
+# held no layout we could detect, at a hundredth and at 0.4 of its size. Our reading
 # (not measured here): next to token entries of about 0.3 rms, a σ = 0.1 draw is quiet and the
 # update can carry the layout; a σ = 2 draw is loud, and each cell's random vector is a name tag
 # the model can fit its training puzzles with.

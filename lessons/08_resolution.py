@@ -290,11 +290,9 @@ lesson.claim("100 steps at 48 px win more at 48 px than the same steps at 24 px"
 
 # %% [markdown]
 # A hundred steps at 48 px win back more at 48 px than a hundred steps at 24 px do (by more than
-# 0.05 on every seed of the margin sweep, `lessons/CLAIMS.md`): that difference is the new size's
-# doing, not more training's. The control moves little at 48 px (compare the rows above). The
-# price is paid at 24 px, where the model fine-tuned at 48 px loses accuracy, and it can lose more
-# there than it wins at 48 px (compare the two columns above; by how much varies with the seed):
-# it adapts to the new size and away from the old one. It wins back a part, not all, of what the
+# 0.05, asserted): that difference is the new size's doing, not more training's. Compare the rows
+# above for the rest, which is not asserted and varies with the seed: the control moves little at
+# 48 px, and the model fine-tuned at 48 px loses accuracy at 24 px: it adapts to the new size and away from the old one. It wins back a part, not all, of what the
 # zoom cost: at 48 px the model has to read patches that hold pieces of shapes, which a hundred
 # steps do not teach it.
 
@@ -416,12 +414,12 @@ assert sum(a > 0.95 for a in alibi_distance) == 1 and sum(a < 0.4 for a in alibi
 # With scale augmentation (random-resized-crop of 25-100% of the area, so digits are seen up to
 # twice as large) the picture changes:
 # - the RoPE variants keep nearly all their accuracy at 35 px and now beat the learned table at
-#   35 and 42 px (at 56 px, twice the training size, every model is below 0.4 and the learned table
-#   is level or ahead), the order Heo et al. report for RoPE-ViT (arXiv 2403.13298; the DeiT-III
+#   35 and 42 px (at 56 px, twice the training size, plain RoPE falls to the learned table's level,
+#   about 0.35 to 0.39, while RoPE-mixed with interpolation stays ahead at 0.55), the order Heo et al. report for RoPE-ViT (arXiv 2403.13298; the DeiT-III
 #   ViT-S table of their repository's README, github.com/naver-ai/rope-vit, 400 epochs on
 #   ImageNet-1k: RoPE-mixed 80.9 -> 81.8 from 224 to 384 px, learned 80.4 -> 79.4);
-# - the price is paid at the training size: 600 steps are too few for the augmented task, and every
-#   model scores less at 28 px than without augmentation;
+# - the price is paid at the training size: every model scores less at 28 px than without
+#   augmentation (600 steps may be too few for the augmented task; not measured here);
 # - on the relation task no encoding gets above 0.55 even at its training size. A likely reason,
 #   not measured here: a crop can cut away one of the two shapes, and then the label is no longer
 #   true of the image. Scale augmentation that crops assumes that any large enough part of the image
@@ -429,7 +427,8 @@ assert sum(a > 0.95 for a in alibi_distance) == 1 and sum(a < 0.4 for a in alibi
 #
 # Position interpolation helps RoPE-mixed on the zoomed digits, with or without augmentation, on
 # every seed (its gain over plain RoPE-mixed averaged over the test sizes, printed below); on the
-# zoomed relation task it helps on average but not on every seed. That is the opposite of what it
+# zoomed relation task it has no consistent effect (a little above zero on average over the seeds,
+# below it on some). That is the opposite of what it
 # does on a larger canvas, and it fits what it does, not what it was made for: it
 # stretches the positions with the image, as a zoom stretches the scene; Chen et al. made it for
 # longer texts, the analogue of a larger canvas, and followed it with a fine-tune at the new length.
@@ -479,8 +478,8 @@ lesson.claim("the published ImageNet-100 models all gain at 384 px", {v: p["mean
 #   a resampled learned table (the distance task), and that with scale augmentation RoPE holds its
 #   accuracy at a larger size better than a learned table (digits).
 # - The published models are *better* above their training size than at it (ImageNet-100: every
-#   encoding at 384 px, one run each; RoPE-ViT: RoPE-mixed). Ours are at best as good (RoPE with scale augmentation
-#   at 35 px). FixRes (Touvron et al. 2019, arXiv 1906.06423) showed one cause of such a gain:
+#   encoding at 384 px, one run each; RoPE-ViT: RoPE-mixed). Ours are all worse above their training size than at it
+#   (the closest: RoPE with scale augmentation at 35 px). FixRes (Touvron et al. 2019, arXiv 1906.06423) showed one cause of such a gain:
 #   random-resized-crop in training enlarges the objects (a crop of part of the photo is resized to
 #   the full input), while a test image is resized whole and centre-cropped, so at the training size
 #   objects look *smaller* at test time than the network learned them; a larger test size brings them
@@ -525,8 +524,8 @@ widgets.resolution_explorer(shown, task.at_size, setting.test_sizes, train_size=
 # - A larger image is either a zoom or a larger canvas. On a larger canvas, encodings that measure
 #   offsets in patches (RoPE, a relative table with its offsets kept) carry over and anything that
 #   stretches positions over the new grid (a resampled table, a resized relative table, position
-#   interpolation) does not; on a zoom, stretching is right, and scale augmentation in training
-#   matters more than the encoding.
+#   interpolation) does not; on a zoom, stretching helps RoPE-mixed on digits, and what scale
+#   augmentation does depends on the encoding (it lifts RoPE above 28 px, not the learned table).
 # - ALiBi-2D's bias sees distance only, so it is blind to mirror images; its slopes are gentle on
 #   small grids.
 
@@ -545,7 +544,7 @@ widgets.resolution_explorer(shown, task.at_size, setting.test_sizes, train_size=
 #    task: how much of what it gains at 48 px does the control gain too? Then give its table a tenth
 #    of the rate (`position_lr_scale=0.1`): does it matter?
 # 3. (discussion) Run `python -m minivit.experiments.resolution --settings distance --seeds 5
-#    --steps 6000`: does ALiBi-2D learn the distance task in more seeds with longer training?
+#    --steps 6000 --out my_sweep.json` (without `--out` it would replace the recorded sweep): does ALiBi-2D learn the distance task in more seeds with longer training?
 # 4. (discussion) Train the distance task with `pool="cls"`
 #    (`dataclasses.replace(resolution.SETTINGS["distance"], pool="cls")`): does the class token,
 #    which can attend to the two shapes wherever they are, keep more accuracy at 64 px than the
