@@ -141,9 +141,10 @@ viz.resolution_sweep({"live run, 1 seed": (live, setting.train_size)})
 # and RoPE-mixed, and at every other size both keep less than half of what they had above chance
 # (0.25). (`rope-mixed-interp`, the same weights with position interpolation, keeps about as much
 # as RoPE-mixed in the committed run; the recorded sweep below compares the two over seeds.) `none` and ALiBi-2D stay near
-# chance (0.25) at every size; for ALiBi-2D a section below proves it must. The learned table has
-# not learned the task in these 1,000 steps (nor in the recorded sweep's): its resampling below is
-# shown as a procedure, not as a success.
+# chance (0.25) at every size; for ALiBi-2D a section below proves it must. Whether the learned
+# table has learned the task in these 1,000 steps depends on the seed (in the recorded sweep it
+# had not, on average over three seeds): its resampling below is shown as a procedure, not as a
+# success.
 #
 # The drop is not the encodings' doing alone. On a zoom every patch changes: at 48 px a patch
 # holds a quarter of what it held at 24 px, pieces of shapes the patch embedding never saw. No
@@ -154,7 +155,6 @@ at_24 = {v: s["mean"][setting.test_sizes.index(24)] for v, s in live.items()}
 learned_it = [v for v in live if at_24[v] > 0.6]
 print("learned the task at 24 px:", learned_it)
 lesson.claim("live: the sinusoid and RoPE-mixed learn the task at 24 px", {v: at_24[v] for v in ("sincos2d", "rope-mixed")}, ">", 0.6)
-lesson.claim("live: the learned table does not learn the task at 24 px", at_24["learned"], "<", 0.6)
 for v in ("sincos2d", "rope-mixed"):  # less than half of what it had above chance, at every other size
     lesson.claim(f"live: {v} keeps less than half of what it had above chance at every other size", max(m for size, m in zip(setting.test_sizes, live[v]["mean"]) if size != 24) - 0.25 - (at_24[v] - 0.25) / 2, "<", 0)
 lesson.claim("live: none and ALiBi-2D stay near chance at every size", {v: max(live[v]["mean"]) for v in ("none", "alibi2d")}, "<", 0.35)
@@ -270,8 +270,8 @@ torch.testing.assert_close(bias[:, mirror][:, :, mirror], bias)  # the bias itse
 # the same steps at the training size. We take RoPE-mixed, which learned the task, and give it 100
 # steps on its training scenes resized (bilinearly) to 48 px, or 100 steps on the same scenes at
 # 24 px; each is tested on the held-out scenes, drawn at both sizes. (The learned table
-# would be the obvious candidate, but it never learned the task, so steps at any size would mostly
-# give it the training it lacked: exercise 2.)
+# would be the obvious candidate, but whether it learned the task depends on the seed, so steps at
+# any size could mostly give it the training it lacked: exercise 2.)
 
 # %% tags=["nbval-ignore-output"]
 rope = models["rope-mixed"]
@@ -592,7 +592,7 @@ exercises.check("08.7", answer_08_7)
 # |---|---|---|
 # | each size draws the same scenes with the same answers | `assert all(torch.equal(d.tensors[1], same_scenes[24].tensors[1]) for d in same_scenes.values())` | a size draws other scenes |
 # | a larger canvas keeps 8 px a cell, a zoom does not | `assert px_per_cell["canvas"] == px_per_cell["trained"] == 8 < px_per_cell["zoom"]` | the canvas is drawn at another scale |
-# | live: the sinusoid and RoPE-mixed learn the task at 24 px, the learned table does not; at every other size each keeps less than half of what it had above chance; `none` and ALiBi-2D stay near chance | `lesson.claim("live: the sinusoid and RoPE-mixed learn the task at 24 px", {v: at_24[v] for v in ("sincos2d", "rope-mixed")}, ">", 0.6)` `lesson.claim("live: the learned table does not learn the task at 24 px", at_24["learned"], "<", 0.6)` `lesson.claim(f"live: {v} keeps less than half of what it had above chance at every other size", max(m for size, m in zip(setting.test_sizes, live[v]["mean"]) if size != 24) - 0.25 - (at_24[v] - 0.25) / 2, "<", 0)` `lesson.claim("live: none and ALiBi-2D stay near chance at every size", {v: max(live[v]["mean"]) for v in ("none", "alibi2d")}, "<", 0.35)` | a model keeps its accuracy on the zoom, the learned table learns the task, or `none` or ALiBi-2D beats chance |
+# | live: the sinusoid and RoPE-mixed learn the task at 24 px; at every other size each keeps less than half of what it had above chance; `none` and ALiBi-2D stay near chance | `lesson.claim("live: the sinusoid and RoPE-mixed learn the task at 24 px", {v: at_24[v] for v in ("sincos2d", "rope-mixed")}, ">", 0.6)` `lesson.claim(f"live: {v} keeps less than half of what it had above chance at every other size", max(m for size, m in zip(setting.test_sizes, live[v]["mean"]) if size != 24) - 0.25 - (at_24[v] - 0.25) / 2, "<", 0)` `lesson.claim("live: none and ALiBi-2D stay near chance at every size", {v: max(live[v]["mean"]) for v in ("none", "alibi2d")}, "<", 0.35)` | a model keeps its accuracy on the zoom, the sinusoid or RoPE-mixed stays on the plateau (600 steps: 5 seeds of 12), or `none` or ALiBi-2D beats chance |
 # | resampling by hand (reshape, bicubic resize, flatten) is what `resample` and the model do | `torch.testing.assert_close(by_hand, resample(table, old_grid, new_grid))` `torch.testing.assert_close(by_hand, learned.pos.table_for(new_grid))` | the package resizes another way (e.g. linear, or with antialias) |
 # | a recomputed encoding at 6×6 holds the 3×3 one in its corner | `torch.testing.assert_close(table_6.view(6, 6, 64)[:3, :3].reshape(9, 64), table_3)` | the encoding depends on the grid size (e.g. normalized coordinates) |
 # | position interpolation scales 0-5 down to 0-2.5, past the trained 2 | `assert interp.positions((6, 6)).max() <= 2.5 < plain.positions((6, 6)).max()` `assert interp.positions((6, 6)).max() == 2.5 > plain.positions((3, 3)).max()` | the scale is (L−1)/(L′−1) (the last row at 2.0), or no interpolation |
