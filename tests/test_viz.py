@@ -251,7 +251,7 @@ def test_init_scale_explorer_redraws_for_every_slider():
     runs, _ = _fake_sweep()
     assert len(set(_states(widgets.init_scale_explorer(runs), [(0, "2.0"), (1, 1), (2, 1)]))) == 4
     fig = widgets.init_scale_view(runs, sigma="0.1", seed=1, block=0)
-    assert "σ = 0.1, seed 1, block 1" in fig._suptitle.get_text()
+    assert "σ = 0.1, seed 1, block 0" in fig._suptitle.get_text()  # blocks numbered from 0, as the slider
     started = widgets.init_scale_explorer(runs, sigma="2.0", seed=1, block=1)
     assert [c.value for c in started.children[0].children] == ["2.0", 1, 1]
     with pytest.raises(ValueError, match=r"no recorded table for σ='0.3'.*σ in \['0.1', '2.0'\]"):
