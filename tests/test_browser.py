@@ -424,13 +424,13 @@ FIND_CELL = """(start) => {
     }
     return -1;
 }"""
-ANSWER_AND_RUN = """async ([c, source]) => {
+ANSWER_AND_RUN = """async ([first, c, source, last]) => {
     const panel = window.jupyterapp.shell.currentWidget;
-    await panel.sessionContext.ready;
-    panel.content.activeCellIndex = c;
     panel.content.model.cells.get(c).sharedModel.setSource(source);  // what the learner types
-    await window.jupyterapp.commands.execute('notebook:run-cell-and-select-next');  // Shift+Enter
-    await window.jupyterapp.commands.execute('notebook:run-cell-and-select-next');  // the check cell
+    panel.content.activeCellIndex = first;  // the exercises' first cell (it imports the checker)
+    for (let i = first; i <= last; i++) {
+        await window.jupyterapp.commands.execute('notebook:run-cell-and-select-next');  // Shift+Enter
+    }
 }"""
 OUTPUT_TEXT = """(c) => {
     const cell = window.jupyterapp.shell.currentWidget.content.model.cells.get(c);
@@ -439,21 +439,29 @@ OUTPUT_TEXT = """(c) => {
 
 
 def test_a_learner_answers_an_exercise_and_sees_a_tick(lab, browser_context):
-    """Lesson 00's exercise 3 answered in JupyterLab: the answer put in its answer cell, the answer and
-    check cells run as Shift+Enter runs them, and the check prints ✓ (where the committed run printed
-    'not answered yet')."""
+    """Lesson 00's exercise 3 answered in JupyterLab: the answer put in its answer cell, the exercise
+    cells from the first (which imports the checker) to its check run as Shift+Enter runs them, and
+    the check prints ✓ (where the committed run printed 'not answered yet')."""
     notebook = next(p for p in LESSONS if p.stem.startswith("00_"))
     page = browser_context.new_page()
     try:
         page.goto(f"{lab.url}/lab/tree/{notebook.name}?reset&token={lab.token}", timeout=60_000)
-        page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
+        page.wait_for_function(  # the notebook is the current widget, its cells loaded, its kernel settled
+            "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+            " if (!w || !w.content || !w.content.model || w.content.model.cells.length < 10) return false;"
+            " const k = w.sessionContext.session && w.sessionContext.session.kernel;"
+            " return k && k.connectionStatus === 'connected' && k.status === 'idle'; }",
+            timeout=90_000,
+        )
         answer_at = page.evaluate(FIND_CELL, "answer_00_3 = ...")
         assert answer_at >= 0, "lesson 00 has no answer cell for exercise 00.3"
         assert page.evaluate(FIND_CELL, 'exercises.check("00.3"') == answer_at + 1, (
             "its check cell follows it"
         )
         assert "not answered yet" in page.evaluate(OUTPUT_TEXT, answer_at + 1)  # as committed
-        page.evaluate(ANSWER_AND_RUN, [answer_at, "answer_00_3 = ((6, 6), 4)"])
+        first = page.evaluate(FIND_CELL, "from minivit import exercises")
+        assert 0 <= first < answer_at, "the exercises' first cell imports the checker"
+        page.evaluate(ANSWER_AND_RUN, [first, answer_at, "answer_00_3 = ((6, 6), 4)", answer_at + 1])
         deadline = time.perf_counter() + 120
         text = page.evaluate(OUTPUT_TEXT, answer_at + 1)
         while not text.startswith(("✓", "✗")) and time.perf_counter() < deadline:
