@@ -86,7 +86,10 @@ def code_of_versions(py: Path) -> dict[str, str]:
 
 
 def ran_current_code(record: dict, py: Path, versions: dict[str, str]) -> bool:
-    code = record.get("code") or versions.get(record["source"])
+    """Did `record` run the lesson's current code? Its source's code hash is computed again where the
+    source is in the lesson's history (so a record keeps counting when what the hash leaves out
+    changes, e.g. exercise cells), else the hash the record stored is used."""
+    code = versions.get(record["source"]) or record.get("code")
     return code is not None and code == versions[source_hash(py)]
 
 
