@@ -83,7 +83,7 @@ def margin(value: float, op: str, bound: float) -> float:
     return value - bound if op in (">", ">=") else bound - value
 
 
-def claim(name: str, value, op: str, bound) -> float:
+def claim(name: str, value, op: str, bound) -> None:
     """Assert ``value op bound`` (op one of > >= < <=) for the claim called `name`.
 
     Args:
@@ -93,8 +93,8 @@ def claim(name: str, value, op: str, bound) -> float:
         op: ">", ">=", "<" or "<=".
         bound: the number the value (every value) must clear.
 
-    Returns:
-        the worst value: the one with the smallest margin.
+    Returns nothing, as ``assert`` does, so a cell that ends with a claim shows no value (a value
+    that changes with the seed would be an output the seed check compares).
 
     Raises:
         AssertionError: the claim fails (its name, the worst value, the bound and the margin in the
@@ -127,7 +127,6 @@ def claim(name: str, value, op: str, bound) -> float:
         raise AssertionError(
             f"{name}: {worst:.4g}{where} {op} {bound:.4g} is false (margin {record['margin']:.3g})"
         )
-    return worst
 
 
 def links(text: str) -> set[str]:

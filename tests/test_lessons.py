@@ -199,10 +199,10 @@ def test_claim_passes_fails_and_names_the_worst_value(monkeypatch):
     from minivit import lesson
 
     monkeypatch.delenv("MINIVIT_CLAIMS", raising=False)
-    assert lesson.claim("above", 0.5, ">", 0.4) == 0.5
-    assert lesson.claim("below", torch.tensor(0.5), "<=", 0.5) == 0.5
-    assert lesson.claim("all", {"a": 0.9, "b": 0.8}, ">", 0.75) == 0.8
-    assert lesson.claim("a list", [3, 1, 2], ">=", 1) == 1
+    assert lesson.claim("above", 0.5, ">", 0.4) is None  # an assert: a cell ending with it shows nothing
+    lesson.claim("below", torch.tensor(0.5), "<=", 0.5)
+    lesson.claim("all", {"a": 0.9, "b": 0.8}, ">", 0.75)
+    lesson.claim("a list", [3, 1, 2], ">=", 1)
     with pytest.raises(AssertionError, match=r"some: 0.7 \(at b\) > 0.75 is false \(margin -0.05\)"):
         lesson.claim("some", {"a": 0.9, "b": 0.7}, ">", 0.75)
     with pytest.raises(AssertionError, match="nan"):
@@ -227,6 +227,9 @@ def test_claim_records_its_margin_and_goes_on_under_a_sweep(monkeypatch, tmp_pat
     first, second = [json.loads(line) for line in path.read_text().splitlines()]
     assert first["passed"] and first["margin"] == pytest.approx(0.1) and first["op"] == ">"
     assert not second["passed"] and second["label"] == "y" and second["margin"] == pytest.approx(-0.1)
+    lesson.claim("the worst of several", {"a": 0.9, "b": 0.8}, ">", 0.75)
+    worst = json.loads(path.read_text().splitlines()[-1])
+    assert worst["value"] == pytest.approx(0.8) and worst["label"] == "b"  # the one with the smallest margin
 
 
 def _claims_benchmark():
