@@ -83,6 +83,13 @@ def margin(value: float, op: str, bound: float) -> float:
     return value - bound if op in (">", ">=") else bound - value
 
 
+def _number(value) -> float:
+    """A float from a Python or NumPy number or a one-element tensor (one that needs grad too)."""
+    if hasattr(value, "detach"):
+        value = value.detach()
+    return float(value)
+
+
 def claim(name: str, value, op: str, bound) -> None:
     """Assert ``value op bound`` (op one of > >= < <=) for the claim called `name`.
 
@@ -104,11 +111,11 @@ def claim(name: str, value, op: str, bound) -> None:
     if op not in OPS:
         raise ValueError(f"claim {name!r}: op {op!r} is not one of {', '.join(OPS)}")
     if isinstance(value, Mapping):
-        values = {str(k): float(v) for k, v in value.items()}
+        values = {str(k): _number(v) for k, v in value.items()}
     elif isinstance(value, (list, tuple)) or (hasattr(value, "numel") and value.numel() > 1):
-        values = {str(i): float(v) for i, v in enumerate(value)}
+        values = {str(i): _number(v) for i, v in enumerate(value)}
     else:
-        values = {"": float(value)}
+        values = {"": _number(value)}
     if not values:
         raise ValueError(f"claim {name!r}: no value to check")
     bound = float(bound)

@@ -38,6 +38,12 @@ def test_notebook_holds_a_clean_top_to_bottom_run(py):
     )
     errors = [o for c in code for o in c.outputs if o.output_type == "error"]
     assert not errors, f"{py.stem}: committed with an error output"
+    warned = [i for i, c in enumerate(nb.cells) for o in c.get("outputs", [])
+              if o.get("name") == "stderr" and "nbval-ignore-output" not in c.metadata.get("tags", [])]  # fmt: skip
+    assert not warned, (
+        f"{py.stem}: cells {warned} wrote to stderr (a warning names this checkout's path, so nbval "
+        "finds it differs elsewhere): remove its cause"
+    )
     assert any("image/png" in o.get("data", {}) for c in code for o in c.outputs), "no figure committed"
 
 
@@ -213,6 +219,21 @@ def test_claim_passes_fails_and_names_the_worst_value(monkeypatch):
         lesson.claim("equal", 1, "==", 1)
     with pytest.raises(ValueError, match="no value"):
         lesson.claim("empty", {}, ">", 0)
+
+
+def test_claim_on_a_tensor_that_needs_grad_writes_no_warning(monkeypatch):
+    """A warning carries the package's path, so a cell's stderr would differ between checkouts."""
+    import warnings
+
+    from minivit import lesson
+
+    monkeypatch.delenv("MINIVIT_CLAIMS", raising=False)
+    weight = torch.tensor([0.5, 0.2], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lesson.claim("a scalar", weight.sum(), ">", 0.6)
+        lesson.claim("elements", weight * 2, ">", 0.3)
+        lesson.claim("a mapping", {"w": weight[0]}, ">", 0.4)
 
 
 def test_claim_records_its_margin_and_goes_on_under_a_sweep(monkeypatch, tmp_path):
