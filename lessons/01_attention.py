@@ -170,8 +170,8 @@ after = analysis.entropy(trained.eval().attention_maps(test.images[:200])[0]).me
 print(f"accuracy {history.final_eval:.2f}; mean entropy of block 0: {before:.3f} before, {after:.3f} after")
 
 # %% tags=["nbval-ignore-output"]
-assert before > 0.9999 * math.log(9), "minivit's small init: uniform attention, to four digits"
-assert before_pytorch < 0.9999 * math.log(9), "PyTorch's default init: less uniform"
+lesson.claim("minivit's small init: uniform attention, to four digits", before / math.log(9), ">", 0.9999)
+lesson.claim("PyTorch's default init: less uniform", before_pytorch / math.log(9), "<", 0.9999)
 lesson.claim("training makes block 0 nearly one-hot", after / math.log(9), "<", 0.25)
 lesson.claim("the task is learned", history.final_eval, ">", 0.8)
 circle = int((test.layout[0] == 1).nonzero())  # the patch that holds the circle
@@ -335,8 +335,8 @@ exercises.check("01.5", answer_01_5)
 # | the by-hand head is `explicit_attention` and torch's fused kernel | `torch.testing.assert_close(out0, ref_out)` `torch.testing.assert_close(weights, ref_weights)` `torch.testing.assert_close(out0, F.scaled_dot_product_attention(q0[None], k0[None], v0[None])[0])` | the by-hand scores lose the 1/√d |
 # | each row of weights sums to 1 | `torch.testing.assert_close(weights.sum(-1), torch.ones(9))` | the scores are used without the softmax |
 # | multi-head attention is the one head on slices of the width, concatenated and projected | `torch.testing.assert_close(heads_out[0], out0)` `torch.testing.assert_close(by_hand, package[0])` `torch.testing.assert_close(heads_weights, package_weights[0])` | the heads are cut from the width the other way (`reshape(9, Dh, H)`) |
-# | an untrained `minivit` model attends uniformly, to four digits | `assert before > 0.9999 * math.log(9)` | the model has PyTorch's default `Linear` init |
-# | PyTorch's default init is less uniform | `assert before_pytorch < 0.9999 * math.log(9)` | the copy keeps `minivit`'s init |
+# | an untrained `minivit` model attends uniformly, to four digits | `lesson.claim("minivit's small init: uniform attention, to four digits", before / math.log(9), ">", 0.9999)` | the model has PyTorch's default `Linear` init |
+# | PyTorch's default init is less uniform | `lesson.claim("PyTorch's default init: less uniform", before_pytorch / math.log(9), "<", 0.9999)` | the copy keeps `minivit`'s init |
 # | training makes block 0 nearly one-hot, and the task is learned | `lesson.claim("training makes block 0 nearly one-hot", after / math.log(9), "<", 0.25)` `lesson.claim("the task is learned", history.final_eval, ">", 0.8)` | training stops after 5 steps |
 # | block 0 looks at the two shapes | `lesson.claim("block 0 looks at the circle and the square far more than uniform attention would", on_shapes, ">", 0.35)` | the untrained model's attention (22%) |
 # | the heads are not local: they look as far as the shapes are | `lesson.claim("the heads are not local: none looks much nearer than uniform attention", uniform - distance.min(), "<", 0.2)` | each patch attends to itself (distance 0) |

@@ -169,6 +169,7 @@ torch.testing.assert_close(cell_contrast(sincos_2d(grid, 64)), 0.0, atol=1e-6, r
 
 
 accuracy = {name: evaluate(m, test) for name, m in models.items()}
+over_run = {name: sum(h.eval_accuracy) / len(h.eval_accuracy) for name, h in histories.items()}  # area under the test curve
 structure = {name: [analysis.structure_score(t, grid) if t.abs().sum() > 0 else 0.0 for _, t in snaps]
              for name, snaps in snapshots.items()}
 delta = {name: snaps[-1][1] - snaps[0][1] for name, snaps in snapshots.items()}
@@ -176,7 +177,7 @@ delta_norm = {name: d.norm(dim=-1).mean().item() for name, d in delta.items()}
 cell_delta = {name: cell_contrast(d) for name, d in delta.items()}
 null_delta = {name: cell_null(d) for name, d in delta.items()}
 for name in models:
-    print(f"init {name:>5}: accuracy {accuracy[name]:.2f}, structure {structure[name][0]:.2f} -> {structure[name][-1]:.2f}, "
+    print(f"init {name:>5}: accuracy {accuracy[name]:.2f} (mean over the run {over_run[name]:.2f}), structure {structure[name][0]:.2f} -> {structure[name][-1]:.2f}, "
           f"|Δ| {delta_norm[name]:.2f} (start {table_norms[name]:.2f}), cell contrast of Δ {cell_delta[name]:.2f} "
           f"(null {null_delta[name]:.2f})")
 
@@ -184,16 +185,19 @@ for name in models:
 # What the printout says, start by start:
 #
 # - **1.0**: the random vectors are already far apart, so each position can be recognised by its
-#   own vector. This model fits the task in 300 steps, and is ahead of the 0.02 model by then (both
-#   asserted below, and checked over the seeds of the margin sweep: `lessons/CLAIMS.md`). Its table keeps no 2-D
+#   own vector. This model fits the task in 300 steps, and learns it sooner than the 0.02 model:
+#   its test accuracy averaged over the evaluations made during the run (the area under its curve in
+#   the plot below) is ahead (both asserted below, and checked over the seeds of the margin sweep:
+#   `lessons/CLAIMS.md`). By step 300 the 0.02 model has caught up on some seeds. Its table keeps no 2-D
 #   layout: its structure is that of a random draw (near 0, before and after), and training
 #   leaves it there. Training does move it, but $\Delta$ is a few percent of
 #   the random start, so whatever $\Delta$ holds does not show in the table the model uses. Whether
 #   $\Delta$ groups positions by cell depends on the seed: its contrast is above its null on some
 #   seeds and not on others (compare the two numbers printed for 1.0).
 # - **0.02**: the table starts random and small, and by the end $\Delta$ is larger than the start.
-#   It ends with more 2-D structure than the σ = 1 table. How far it has got with the task after
-#   300 steps depends on the seed (run the lesson with `MINIVIT_SEED=4`).
+#   How much 2-D structure it ends with, and how far it has got with the task after 300 steps,
+#   depend on the seed (run the lesson with `MINIVIT_SEED=4` or `6`): the structure score rewards a
+#   smooth layout, and this task rewards grouping by cell, which the next measure sees.
 # - **zeros**: every position starts equal, and the table *is* $\Delta$. Depending on the seed it
 #   fits the task first or stalls for a long time (exercise 3); we make no claim about its speed.
 #
@@ -203,7 +207,7 @@ for name in models:
 # the third shows the σ = 1 model's $\Delta$). The task needs to know the cell, not a smooth layout,
 # and a smooth layout would score 0. Two controls check the reasons given above. Train the σ = 1
 # model with its table *frozen* at the random draw: if the model fits by reading the random vectors,
-# it fits just as well. And train the zero table on the same images with the labels shuffled: the
+# it fits without training them. And train the zero table on the same images with the labels shuffled: the
 # cell structure should come from the labels being tied to where the shape is (the gradient at a
 # position is largest in images whose shape sits there, which all carry the same label), so with
 # shuffled labels far less should group. With shuffled labels there is nothing to learn, so the loss
@@ -233,12 +237,11 @@ print(f"init zeros, trained on shuffled labels: loss {loss_shuffled:.2f} (ln 9 =
 
 # %%
 lesson.claim("the large table fits the task", accuracy["1.0"], ">", 0.7)
-lesson.claim("ahead of 0.02 after 300 steps", accuracy["1.0"] - accuracy["0.02"], ">", 0.1)
-lesson.claim("and fits as well without training the table: the random vectors suffice", abs(accuracy_frozen - accuracy["1.0"]), "<", 0.1)
+lesson.claim("it learns sooner than 0.02: ahead over the run", over_run["1.0"] - over_run["0.02"], ">", 0.1)
+lesson.claim("and fits without training the table: the random vectors suffice", accuracy_frozen, ">", 0.6)
 lesson.claim("the large table gains no layout in training", abs(structure["1.0"][-1] - structure["1.0"][0]), "<", 0.03)
 lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1)
 lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1)
-lesson.claim("a small table acquires more 2-D structure", structure["0.02"][-1] - structure["1.0"][-1], ">", 0)
 lesson.claim("what training adds groups positions by cell, above its null", {k: cell_delta[k] - null_delta[k] for k in ("zeros", "0.02")}, ">", 0)
 lesson.claim("with labels not tied to the cell, far less groups", cell_delta["zeros"] - cell_shuffled, ">", 0.1)
 viz.plot_history(histories, chance=1 / 9)
@@ -327,12 +330,12 @@ widgets.learned_explorer(snapshots, grid)
 # - The usual starts: 0.02 (ViT, timm; `minivit`'s `trunc_normal` cuts at ±2σ), σ = 1
 #   (`torch.randn`, `nn.Embedding`) and zeros.
 # - Started large (σ = 1), the random vectors already tell the positions apart: the model fits the
-#   task with them, as well with the table frozen, and the table keeps no layout. What training
+#   task with them, with the table frozen too, and the table keeps no layout. What training
 #   adds is a few percent of the table.
 # - Started small or at zero, the table becomes what training adds. On this task that groups
 #   positions by cell (neighbours inside a cell more alike than neighbours across a boundary, which
 #   no smooth layout does), because the label is tied to where the shape is (shuffle the labels and
-#   far less groups); the 0.02 table gains more 2-D structure than the σ = 1 one.
+#   far less groups). How much smooth 2-D structure the 0.02 table gains depends on the seed.
 # - At a new resolution the table is resampled: linearly in ViT's code, bicubically in DeiT, timm
 #   and `minivit`, where the antialiased resize uses another cubic kernel. Which table survives that
 #   is a question for longer runs and several seeds: lesson 07 takes the initial scale further, on
@@ -398,11 +401,10 @@ exercises.check("03.9", answer_03_9)
 # | claim | assert | fails when |
 # |---|---|---|
 # | σ = 1 dominates the patch tokens, 0.02 does not, zeros is nothing | `assert table_norms["zeros"] == 0 and table_norms["0.02"] < token_norm < table_norms["1.0"]` | the σ = 1 model is drawn with σ = 0.02 |
-# | the σ = 1 model fits the task in 300 steps, ahead of 0.02 | `lesson.claim("the large table fits the task", accuracy["1.0"], ">", 0.7)` `lesson.claim("ahead of 0.02 after 300 steps", accuracy["1.0"] - accuracy["0.02"], ">", 0.1)` | the σ = 1 model gets the 0.02 start |
-# | it fits with the random table as it is | `lesson.claim("and fits as well without training the table: the random vectors suffice", abs(accuracy_frozen - accuracy["1.0"]), "<", 0.1)` | the frozen table is zeros (chance) |
+# | the σ = 1 model fits the task in 300 steps, and sooner than 0.02: ahead in mean test accuracy over the run | `lesson.claim("the large table fits the task", accuracy["1.0"], ">", 0.7)` `lesson.claim("it learns sooner than 0.02: ahead over the run", over_run["1.0"] - over_run["0.02"], ">", 0.1)` | the σ = 1 model gets the 0.02 start |
+# | it fits with the random table as it is | `lesson.claim("and fits without training the table: the random vectors suffice", accuracy_frozen, ">", 0.6)` | the frozen table is zeros (chance, 1/9) |
 # | the σ = 1 table keeps no layout: training leaves its structure where the random draw put it | `lesson.claim("the large table gains no layout in training", abs(structure["1.0"][-1] - structure["1.0"][0]), "<", 0.03)` | the 0.02 table is measured instead |
 # | what training adds to it is small beside its start, and outgrows the 0.02 start | `lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1)` `lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1)` | the two starts swap (σ = 1 for the 0.02 model and back) |
-# | the 0.02 table acquires more 2-D structure than the σ = 1 one | `lesson.claim("a small table acquires more 2-D structure", structure["0.02"][-1] - structure["1.0"][-1], ">", 0)` | the 0.02 model gets the σ = 1 start |
 # | a smooth layout scores 0 on the cell contrast | `torch.testing.assert_close(cell_contrast(sincos_2d(grid, 64)), 0.0, atol=1e-6, rtol=0)` | the pairs inside and across cells take different mixes of directions (e.g. only row neighbours across) |
 # | what training adds to the zeros and 0.02 tables groups positions by cell, above a permutation null | `lesson.claim("what training adds groups positions by cell, above its null", {k: cell_delta[k] - null_delta[k] for k in ("zeros", "0.02")}, ">", 0)` | training adds nothing cell-shaped (e.g. a task whose label does not depend on the cell) |
 # | mostly because the labels are tied to where the shape is: with shuffled labels far less groups | `lesson.claim("with labels not tied to the cell, far less groups", cell_delta["zeros"] - cell_shuffled, ">", 0.1)` | the labels are not shuffled (both runs then group alike) |
