@@ -86,7 +86,7 @@ from minivit.config import INITS, ViTConfig, preset
 from minivit.data import lst
 from minivit.ensemble import fit_ensemble
 from minivit.evaluate import evaluate, predict
-from minivit.experiments import command_line, provenance, read_result, write_result
+from minivit.experiments import command_line, provenance, read_result, resumable, write_result
 from minivit.model import ViT
 from minivit.posenc.base import grid_coords
 from minivit.posenc.learned import Learned
@@ -504,21 +504,6 @@ def sweep(
     return runs
 
 
-def resumable(path: str | Path, setting: Setting) -> list[dict[str, Any]]:
-    """The runs of the sweep already in `path` (none if there is no file), or a ValueError naming
-    what differs if it was recorded with another setting."""
-    if not Path(path).exists():
-        return []
-    before = read_result(path)
-    differs = sorted(k for k, v in asdict(setting).items() if before.get("setting", {}).get(k) != v)
-    if differs:
-        raise ValueError(
-            f"{path} holds a sweep with other settings ({', '.join(differs)}); give another --out, "
-            "or --fresh to start it again"
-        )
-    return before["runs"]
-
-
 def summarize(runs: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     """Mean and standard deviation over the live seeds, per encoding and measure; runs that never
     trained (`is_dead`) are counted apart ("dead") and left out of every mean."""
@@ -609,10 +594,13 @@ def main(argv: list[str] | None = None) -> None:
         )
     device = pick_device(args.device)
     try:
-        done = [] if args.fresh else resumable(args.out, setting)
+        before = None
+        if not args.fresh:  # a file from before a Setting field was removed still carries on
+            before = resumable(args.out, setting, restart="--fresh to start it again", keep_removed=True)
     except ValueError as err:
         ap.error(str(err))
-    earlier = read_result(args.out).get("seconds", 0) if done else 0
+    done = before["runs"] if before else []
+    earlier = before.get("seconds", 0) if done else 0
     t0 = time.perf_counter()
     result: dict[str, Any] = {}
 
