@@ -338,19 +338,6 @@ def test_rank_correlation_matches_scipy_with_ties():
     assert analysis.rank_correlation(x, x.exp()) == pytest.approx(1.0)  # any increasing map
 
 
-def test_the_hand_written_ranks_are_scipys_rankdata_to_the_last_bit():
-    stats = pytest.importorskip("scipy.stats")
-    g = torch.Generator().manual_seed(3)
-    for n in (1, 2, 7, 50, 499):
-        for x in (
-            torch.randn(n, generator=g),
-            torch.randn(n, generator=g).round(),  # many ties
-            torch.randint(0, 3, (n,), generator=g).double() / 7,  # ties of values that are not integers
-        ):
-            theirs = torch.from_numpy(stats.rankdata(x.double().numpy()) - 1)  # 0-based
-            assert torch.equal(analysis._ranks(x), theirs)
-
-
 def test_kmeans_finds_separated_clusters_and_its_cost_is_at_most_scikit_learns():
     cluster = pytest.importorskip("sklearn.cluster")
     g = torch.Generator().manual_seed(2)

@@ -228,12 +228,9 @@ STUDY_CORRECTIONS = {99: 1, 100: 2, 101: 3}
 def read_study(path: str | Path) -> LSTSet:
     """The 108 puzzles of the human study (Hearne et al.) from the reference's `LST_data.mat`
     (`taskData`: a row per trial, 16 cells in raster order with 9 the query, then the answer), with
-    the reference's three corrected answers; every puzzle is then checked like `read_csv`'s.
-    Needs scipy (in minivit's `data` extra)."""
-    try:
-        from scipy.io import loadmat
-    except ImportError as e:  # pragma: no cover - scipy comes with the data extra
-        raise ImportError(f"reading {path} needs scipy: pip install scipy (or minivit[data])") from e
+    the reference's three corrected answers; every puzzle is then checked like `read_csv`'s."""
+    from scipy.io import loadmat  # imported here: scipy takes seconds to import
+
     path = Path(path)
     trials = loadmat(path).get("taskData")
     if trials is None or trials.ndim != 2 or trials.shape[1] != 17:
