@@ -15,7 +15,6 @@ KNOWN = {
     "train.py",
     "cli.py",
     # split next, one by one
-    "analysis.py",
     "viz.py",
     "widgets.py",
     "data/lst.py",
