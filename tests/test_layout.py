@@ -15,7 +15,6 @@ KNOWN = {
     "train.py",
     "cli.py",
     # split next, one by one
-    "viz.py",
     "widgets.py",
     "data/lst.py",
     "experiments/init_scale.py",
