@@ -1,6 +1,6 @@
 import importlib
 import json
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import pytest
 import torch
@@ -127,7 +127,7 @@ def test_a_sweep_carries_on_only_from_a_file_of_the_same_setting(tmp_path):
 
     out = tmp_path / "sweep.json"
     assert resumable(None, TINY) is None and resumable(out, TINY) is None  # nothing to carry on from
-    result = {"setting": init_scale.asdict(TINY), "runs": [{"seed": 0}]}
+    result = {"setting": asdict(TINY), "runs": [{"seed": 0}]}
     write_result(result, out)
     assert resumable(out, TINY) == result
     with pytest.raises(ValueError, match=r"other settings \(lr, steps\); give another --out, or --fresh"):
@@ -255,7 +255,7 @@ def test_a_sweep_is_written_after_each_seed_and_resumes_where_it_stopped(tmp_pat
             raise KeyboardInterrupt  # stopped during seed 2
         return real(runs, *args, **kwargs)
 
-    monkeypatch.setattr(init_scale, "train_many", counting)
+    monkeypatch.setattr(init_scale.runs, "train_many", counting)  # where sweep calls it
     with pytest.raises(KeyboardInterrupt):
         _tiny_main(tmp_path, "--seeds", "3")
     kept = json.loads(out.read_text())["runs"]
@@ -267,7 +267,7 @@ def test_a_sweep_is_written_after_each_seed_and_resumes_where_it_stopped(tmp_pat
     out.write_text(json.dumps(data))
     trained.clear()
     monkeypatch.setattr(
-        init_scale, "train_many", lambda runs, *a, **k: trained.extend(runs) or real(runs, *a, **k)
+        init_scale.runs, "train_many", lambda runs, *a, **k: trained.extend(runs) or real(runs, *a, **k)
     )
     _, done = _tiny_main(tmp_path, "--seeds", "3")
     # seed 1: its sinusoid trained again only to compare with; seed 2 whole

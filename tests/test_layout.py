@@ -15,7 +15,6 @@ KNOWN = {
     "train.py",
     "cli.py",
     # split next, one by one
-    "experiments/init_scale.py",
     "experiments/resolution.py",
 }
 
