@@ -14,8 +14,6 @@ KNOWN = {
     # known exceptions: being split separately, with the work on training and the command line
     "train.py",
     "cli.py",
-    # split next, one by one
-    "experiments/resolution.py",
 }
 
 
