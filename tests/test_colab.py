@@ -2,8 +2,8 @@
 preinstalls), and the package installed the way each lesson's first cell installs it (pip, not
 editable), so the recorded results must come from inside the package.
 
-A fresh venv gets the main environment's torch, torchvision, matplotlib, numpy and tqdm (and what
-they need) linked in as its preinstalled packages, then ipywidgets==7.7.1 and a kernel from the
+A fresh venv gets the main environment's torch, torchvision, matplotlib, numpy, scipy and tqdm (and
+what they need) linked in as its preinstalled packages, then ipywidgets==7.7.1 and a kernel from the
 package index, then this checkout. Lesson 00 runs there in a kernel, headless; every widget the
 committed notebook shows must be created, ipywidgets must still be 7.7.1 afterwards, and nothing
 may fail. Needs the package index (PyPI) for ipywidgets 7.7.1; skipped with the reason without it.
@@ -23,7 +23,7 @@ import pytest
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[1]
-PREINSTALLED = ["torch", "torchvision", "matplotlib", "numpy", "tqdm"]
+PREINSTALLED = ["torch", "torchvision", "matplotlib", "numpy", "scipy", "tqdm"]
 COLAB = ["ipywidgets==7.7.1", "ipykernel", "nbclient"]
 WIDGET = "application/vnd.jupyter.widget-view+json"
 

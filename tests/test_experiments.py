@@ -1,6 +1,6 @@
 import importlib
 import json
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import pytest
 import torch
@@ -122,6 +122,23 @@ def test_recorded_results_ship_in_the_package_and_a_missing_one_is_named():
         experiments.recorded("nope.json")
 
 
+def test_a_sweep_carries_on_only_from_a_file_of_the_same_setting(tmp_path):
+    from minivit.experiments import resumable, write_result
+
+    out = tmp_path / "sweep.json"
+    assert resumable(None, TINY) is None and resumable(out, TINY) is None  # nothing to carry on from
+    result = {"setting": asdict(TINY), "runs": [{"seed": 0}]}
+    write_result(result, out)
+    assert resumable(out, TINY) == result
+    with pytest.raises(ValueError, match=r"other settings \(lr, steps\); give another --out, or --fresh"):
+        resumable(out, replace(TINY, steps=7, lr=1.0), restart="--fresh")
+    # a setting the file holds that the dataclass no longer has
+    write_result({**result, "setting": {**result["setting"], "removed": 1}}, out)
+    with pytest.raises(ValueError, match=r"other settings \(unreadable\); give another --out, or delete it"):
+        resumable(out, TINY)
+    assert resumable(out, TINY, keep_removed=True)["runs"] == [{"seed": 0}]
+
+
 def test_main_trains_on_the_reference_puzzles_from_a_folder(tmp_path, monkeypatch, reference_folder):
     reference_folder(tmp_path)  # 60 generated puzzles and 104 study trials, in the reference's format
     monkeypatch.setitem(init_scale.SETTINGS, "tiny", replace(TINY, split="random"))
@@ -238,7 +255,7 @@ def test_a_sweep_is_written_after_each_seed_and_resumes_where_it_stopped(tmp_pat
             raise KeyboardInterrupt  # stopped during seed 2
         return real(runs, *args, **kwargs)
 
-    monkeypatch.setattr(init_scale, "train_many", counting)
+    monkeypatch.setattr(init_scale.runs, "train_many", counting)  # where sweep calls it
     with pytest.raises(KeyboardInterrupt):
         _tiny_main(tmp_path, "--seeds", "3")
     kept = json.loads(out.read_text())["runs"]
@@ -250,7 +267,7 @@ def test_a_sweep_is_written_after_each_seed_and_resumes_where_it_stopped(tmp_pat
     out.write_text(json.dumps(data))
     trained.clear()
     monkeypatch.setattr(
-        init_scale, "train_many", lambda runs, *a, **k: trained.extend(runs) or real(runs, *a, **k)
+        init_scale.runs, "train_many", lambda runs, *a, **k: trained.extend(runs) or real(runs, *a, **k)
     )
     _, done = _tiny_main(tmp_path, "--seeds", "3")
     # seed 1: its sinusoid trained again only to compare with; seed 2 whole

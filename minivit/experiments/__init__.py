@@ -4,7 +4,8 @@ writes a JSON file (with the command, date and hardware that produced it) that a
     python -m minivit.experiments.init_scale --help     # lesson 07: the initial scale of a learned table
     python -m minivit.experiments.resolution --help     # lesson 08: one model, many resolutions
 
-`recorded(name)` reads a recorded result for a lesson (they ship in `minivit/experiments/recorded/`).
+`recorded(name)` reads a recorded result for a lesson (they ship in `minivit/experiments/recorded/`);
+`write_result`, `read_result` and `resumable` write a sweep as it goes and carry it on after a stop.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import platform
 import shlex
 import sys
 from collections.abc import Callable
+from dataclasses import asdict
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -62,6 +64,35 @@ def write_result(result: dict[str, Any], path: str | Path) -> Path:
 def read_result(path: str | Path) -> dict[str, Any]:
     """A result written by `write_result`."""
     return json.loads(Path(path).read_text())
+
+
+def resumable(
+    path: str | Path | None,
+    setting: Any,
+    *,
+    restart: str = "delete it to start again",
+    keep_removed: bool = False,
+) -> dict[str, Any] | None:
+    """The result of a sweep already at `path`, to carry on from (None where there is no path or no
+    file), or a ValueError naming the settings that differ when it was made with another `setting`
+    (a dataclass; the result holds it as `asdict(setting)` under "setting").
+
+    Args:
+        restart: how to start the sweep again instead, for the error: "give another --out, or ...".
+        keep_removed: settings the file holds that `setting` no longer has (a field since removed)
+            do not count as a difference.
+    """
+    if path is None or not Path(path).exists():
+        return None
+    before = read_result(path)
+    now = asdict(setting)
+    changed = sorted(k for k, v in now.items() if before.get("setting", {}).get(k) != v)
+    if changed or (not keep_removed and before.get("setting") != now):
+        raise ValueError(
+            f"{path} holds a sweep with other settings ({', '.join(changed) or 'unreadable'}); "
+            f"give another --out, or {restart}"
+        )
+    return before
 
 
 def recorded(name: str) -> dict[str, Any]:

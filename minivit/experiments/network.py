@@ -42,7 +42,7 @@ from minivit import analysis
 from minivit.config import ViTConfig
 from minivit.data.network import Network, NetworkTask, module_correlations, network_task, simulate_network
 from minivit.evaluate import unexplained
-from minivit.experiments import command_line, provenance, read_result, write_result
+from minivit.experiments import command_line, provenance, resumable, write_result
 from minivit.model import ViT
 from minivit.posenc.learned import Learned
 from minivit.train import History, fit, pick_device, seed_everything
@@ -255,7 +255,7 @@ def sweep(
     """Every arm on every seed. With `out`, the result is written after each run, and runs already
     in `out` (with the same setting) are kept, not run again."""
     result: dict[str, Any] = {**(head or {}), "setting": asdict(setting), "networks": {}, "runs": []}
-    before = previous(out, setting)
+    before = resumable(out, setting)
     if before is not None:
         result["networks"], result["runs"] = before["networks"], before["runs"]
         result["seconds"] = before.get("seconds", 0)
@@ -281,20 +281,6 @@ def sweep(
                 write_result(result, out)
     result["summary"] = summarize(result["runs"])
     return result
-
-
-def previous(out: str | Path | None, setting: Setting) -> dict[str, Any] | None:
-    """The sweep already in `out` (None if there is none), or a ValueError if its settings differ."""
-    if out is None or not Path(out).exists():
-        return None
-    before = read_result(out)
-    if before.get("setting") != asdict(setting):
-        changed = sorted(k for k, v in asdict(setting).items() if before.get("setting", {}).get(k) != v)
-        raise ValueError(
-            f"{out} holds a sweep with other settings ({', '.join(changed) or 'unreadable'}); "
-            "give another --out, or delete it to start again"
-        )
-    return before
 
 
 MEASURES = ("within_between", "ari", "connectivity")
@@ -355,7 +341,7 @@ def main(argv: list[str] | None = None) -> None:
         "setting_name": args.setting,
     }
     try:
-        before = previous(args.out, setting)
+        before = resumable(args.out, setting)
     except ValueError as err:
         ap.error(str(err))
     result = sweep(
