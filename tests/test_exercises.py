@@ -291,6 +291,20 @@ WRONG = [
     ("11.5", lambda g: 3 / g**2, "count those classes of cells"),
     ("11.6", explained_share, "what is left within each offset"),
     ("11.6", by_raster_offset, "group the pairs (i, j) by their 2-D offset"),
+    ("12.1", lambda encoding, grid: solution("12.1")(encoding, grid).flip(0), "A_row first"),
+    ("12.1", lambda encoding, grid: -solution("12.1")(encoding, grid), "exp(angle J)"),
+    ("12.2", lambda a, b, t: t**2 * (a @ b - b @ a), "mind the half"),
+    ("12.2", lambda a, b, t: t**2 / 2 * (b @ a - a @ b), "AB − BA, in that order"),
+    (
+        "12.2",
+        lambda a, b, t: (
+            torch.linalg.matrix_exp(t * a) @ torch.linalg.matrix_exp(t * b)
+            - torch.linalg.matrix_exp(t * (a + b))
+        ),
+        "without the higher powers of t",
+    ),
+    ("12.3", lambda k: 3 * k // 4, "return None"),
+    ("12.3", lambda k: k // 4 if k % 4 == 0 else None, "turns with r − c"),
 ]
 
 

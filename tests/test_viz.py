@@ -494,3 +494,45 @@ def test_init_scale_view_names_the_null_of_its_grid_score():
     fig = widgets.init_scale_view(runs, sigma="0.1", seed=1, block=1)
     assert "95% at or below 0.42" in fig.axes[-1].get_title()
     assert "against closeness on the grid: 0.50 (shuffled: 95% ≤ 0.16)" in fig.subfigs[0]._suptitle.get_text()
+
+
+def test_family_and_spiral_explorers_redraw_for_every_control():
+    assert len(set(_states(widgets.family_explorer(), [(0, 0.8), (1, "basis")]))) == 3
+    assert len(set(_states(widgets.spiral_explorer(), [(0, 4), (0, 8)]))) == 3
+
+
+def test_family_generators_commute_only_when_the_basis_changes():
+    from minivit import analysis
+
+    grid = (6, 6)
+    q, k = torch.randn(2, 16, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    start = widgets.family_generators(0.0, "add")
+    torch.testing.assert_close(start, widgets.family_generators(0.0, "basis"))  # strength 0: axial RoPE
+    for change, commutes in (("add", False), ("basis", True)):
+        a = widgets.family_generators(1.0, change)
+        torch.testing.assert_close(a, -a.transpose(-1, -2))  # skew-symmetric
+        assert not torch.allclose(a, start)
+        commutator = (a[0] @ a[1] - a[1] @ a[0]).norm() / (a[0].norm() * a[1].norm())
+        within = analysis.offset_dependence(widgets.generator_scores(a, q, k, grid), grid)["fraction"]
+        if commutes:
+            assert commutator < 1e-12 and within < 1e-12
+        else:
+            assert commutator > 0.1 and within > 0.02
+    with pytest.raises(ValueError, match="unknown change 'twist'"):
+        widgets.family_generators(0.5, "twist")
+
+
+def test_spiral_scores_are_the_encodings_scores():
+    from minivit.posenc import build
+
+    grid = (7, 7)
+    for directions in (2, 4):
+        e = build("rope-spiral", dim=16, heads=1, depth=1, grid=grid, directions=directions)
+        ones = torch.ones(1, 1, 49, 16)
+        qr, kr = e.rotate(ones, ones, grid, 0)
+        from_centre = (kr[0, 0] @ qr[0, 0, 24]).reshape(grid)  # query at (3, 3), key minus query
+        table = widgets.spiral_scores(directions, head_dim=16, radius=3)  # (K, m, 7, 7)
+        assert table.shape == (directions, 8 // directions, 7, 7)
+        torch.testing.assert_close(table.sum(dim=(0, 1)).float(), from_centre, atol=1e-4, rtol=1e-5)
+    with pytest.raises(ValueError, match="3 directions do not split the 8 pairs"):
+        widgets.spiral_scores(3, head_dim=16)

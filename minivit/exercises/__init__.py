@@ -9,16 +9,23 @@ checks test what an answer does, not how it is written, so any correct answer pa
 called on inputs of the check's own, a tensor is measured for the property the exercise asks for.
 No check prints the solution; the worked solutions are in the repository's ``solutions/`` folder.
 
-The checks live one file per group of lessons (``lessons_00_01.py`` ...); each registers its
-exercises in `EXERCISES` by id, "NN.k" for lesson NN's exercise k.
+The checks live one file per group of lessons (``lessons_00_01.py`` ... ``lessons_12.py``); each
+registers its exercises in `EXERCISES` by id, "NN.k" for lesson NN's exercise k.
 """
 
 from __future__ import annotations
 
-from minivit.exercises import lessons_00_01, lessons_02_03, lessons_04_06, lessons_07_08, lessons_09_11
+from minivit.exercises import (
+    lessons_00_01,
+    lessons_02_03,
+    lessons_04_06,
+    lessons_07_08,
+    lessons_09_11,
+    lessons_12,
+)
 from minivit.exercises.core import EXERCISES, Exercise, Wrong, short
 
-GROUPS = (lessons_00_01, lessons_02_03, lessons_04_06, lessons_07_08, lessons_09_11)
+GROUPS = (lessons_00_01, lessons_02_03, lessons_04_06, lessons_07_08, lessons_09_11, lessons_12)
 
 
 def known() -> list[str]:

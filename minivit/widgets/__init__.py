@@ -5,6 +5,7 @@ calls it (`*_explorer`). A file to a concept; every name is importable from here
 (`from minivit import widgets; widgets.sincos_explorer()`):
 
     encodings.py     the encodings moved by hand: sincos, relative, rope, alibi
+    family.py        the rotary family of lesson 12: family (LieRE, STRING), spiral
     tables.py        trained position tables: learned, init_scale, network
     models.py        what a trained model does: shuffle, attention, resolution, inside
     augmentation.py  batch augmentation: augment
@@ -22,6 +23,16 @@ from minivit.widgets.encodings import (
     rope_view,
     sincos_explorer,
     sincos_view,
+)
+from minivit.widgets.family import (
+    FAMILY_CHANGES,
+    family_explorer,
+    family_generators,
+    family_view,
+    generator_scores,
+    spiral_explorer,
+    spiral_scores,
+    spiral_view,
 )
 from minivit.widgets.models import (
     attention_explorer,
@@ -43,6 +54,7 @@ from minivit.widgets.tables import (
 )
 
 __all__ = [
+    "FAMILY_CHANGES",
     "MIXES",
     "alibi_explorer",
     "alibi_view",
@@ -51,6 +63,10 @@ __all__ = [
     "augment_explorer",
     "augment_view",
     "explorer",
+    "family_explorer",
+    "family_generators",
+    "family_view",
+    "generator_scores",
     "figure_image",
     "init_scale_explorer",
     "init_scale_view",
@@ -70,4 +86,7 @@ __all__ = [
     "shuffle_view",
     "sincos_explorer",
     "sincos_view",
+    "spiral_explorer",
+    "spiral_scores",
+    "spiral_view",
 ]

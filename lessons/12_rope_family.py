@@ -1,0 +1,653 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 12 · RoPE as a family: rotations made from generators
+#
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/minivit-course/minivit/blob/main/lessons/12_rope_family.ipynb)
+#
+# Lesson 05 turned each pair of channels of a query and a key by an angle proportional to the
+# patch's position. Written as a matrix, that turn is the exponential of a skew-symmetric matrix,
+# $R(x) = \exp(x_r A_1 + x_c A_2)$, with one *generator* per axis of the grid. Three recent
+# encodings change the generators: LieRE (Ostmeier et al. 2024, arXiv 2406.10322) learns them
+# whole; STRING (Schenck et al. 2025, arXiv 2502.02562) learns a change of basis around RoPE's;
+# Spiral RoPE (Liu et al. 2026, arXiv 2602.03227) points RoPE's pairs in more than two directions.
+# One property decides which of them keep lesson 05's result, a score that depends on the offset
+# between query and key alone: whether the two generators commute.
+#
+# **What you will learn**
+# - a 2×2 rotation is the exponential of a skew-symmetric matrix, and axial and mixed RoPE are the
+#   exponentials of two block-diagonal generators, checked against `minivit`;
+# - why commuting generators are exactly what keeps the score a function of the offset
+#   ($e^{A}e^{B} = e^{A+B}$ when $AB = BA$), and the term by which it fails when they do not;
+# - LieRE's learned generators: the score at one offset changes with where the pair is, measured;
+#   `commuting=True` restores the offset-only score;
+# - STRING: a learned orthogonal change of basis keeps the score offset-only for any basis, starts
+#   as the RoPE it wraps, and inside a ViT can be folded into the query and key projections;
+# - Spiral RoPE: $K$ directions, $K = 2$ is axial RoPE exactly, and with $K = 4$ a head can draw
+#   the diagonal stripe that lesson 05 showed axial RoPE cannot;
+# - five members trained side by side for a short run on the relation task, and what such a run
+#   can and cannot tell apart.
+#
+# Runs top to bottom in about a minute on a laptop CPU.
+
+# %%
+# Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
+import sys
+
+if "google.colab" in sys.modules:  # Colab keeps its own torch and ipywidgets (7.7 or 8)
+    import subprocess
+
+    from google.colab import output
+
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "minivit @ git+https://github.com/minivit-course/minivit"],
+        check=True,
+    )
+    output.enable_custom_widget_manager()  # widgets render whichever ipywidgets is installed
+
+import torch
+
+# %matplotlib inline
+from minivit import ViT, ViTConfig, analysis, lesson, viz, widgets
+from minivit.data import relation
+from minivit.evaluate import evaluate, predict
+from minivit.posenc import build, grid_coords, rotate_pairs, skew_symmetric
+from minivit.train import fit
+
+SEED = lesson.setup()  # seed and threads from MINIVIT_SEED, MINIVIT_THREADS (defaults 0 and 2)
+expm = torch.linalg.matrix_exp
+
+# %% [markdown]
+# ## A rotation is the exponential of a skew-symmetric matrix
+#
+# Take $J = \begin{pmatrix} 0 & -1 \\ 1 & 0 \end{pmatrix}$. It is skew-symmetric ($J^\top = -J$)
+# and $J^2 = -I$, so the series of the exponential splits into its even and odd terms:
+#
+# $$e^{\varphi J} = I\left(1 - \tfrac{\varphi^2}{2!} + \dots\right) + J\left(\varphi - \tfrac{\varphi^3}{3!} + \dots\right) = \cos\varphi\, I + \sin\varphi\, J = \begin{pmatrix}\cos\varphi & -\sin\varphi \\ \sin\varphi & \cos\varphi\end{pmatrix},$$
+#
+# the rotation by $\varphi$ that `rotate_pairs` applies to a channel pair (lesson 05). More
+# generally, for any skew-symmetric $A$, $(e^{A})^\top e^{A} = e^{-A}e^{A} = I$: the exponential of
+# a skew-symmetric matrix keeps lengths. Such an $A$ is called a generator.
+
+# %%
+J = torch.tensor([[0.0, -1.0], [1.0, 0.0]], dtype=torch.float64)
+phis = torch.linspace(-3, 3, 7, dtype=torch.float64)
+for phi in phis:
+    turn = torch.stack([torch.stack([phi.cos(), -phi.sin()]), torch.stack([phi.sin(), phi.cos()])])
+    torch.testing.assert_close(expm(phi * J), turn)
+pairs = torch.randn(7, 2)  # one channel pair per angle
+by_exp = torch.einsum("nij,nj->ni", expm(phis[:, None, None] * J), pairs.double())
+torch.testing.assert_close(by_exp.float(), rotate_pairs(pairs, phis[:, None].float()), atol=1e-6, rtol=1e-6)
+
+gen = torch.Generator().manual_seed(SEED)
+dh = 16
+a = skew_symmetric(torch.randn(dh * (dh - 1) // 2, generator=gen, dtype=torch.float64), dh)  # a random generator
+torch.testing.assert_close(a.T, -a)
+torch.testing.assert_close(expm(a).T @ expm(a), torch.eye(dh, dtype=torch.float64))
+print("exp(phi J) is the rotation by phi, as rotate_pairs turns a pair; exp(A) of a skew-symmetric A is orthogonal")
+
+# %% [markdown]
+# ## RoPE's two generators
+#
+# Axial RoPE with head width $D_h = 16$ has 8 channel pairs: pairs 0-3 turn with the column at the
+# frequencies $\theta_i = 100^{-4i/16}$, pairs 4-7 with the row at the same frequencies. Put
+# $\theta_i J$ on the diagonal of a $16\times16$ matrix where a pair turns with the column, and zero
+# elsewhere: that is $A_{col}$; $A_{row}$ holds the other pairs. Then
+#
+# $$R(r, c) = \exp(r A_{row} + c A_{col})$$
+#
+# is block-diagonal, and block $i$ is $e^{(\text{angle}_i) J}$: exactly the turn of lesson 05.
+# Mixed RoPE gives every pair a frequency along both axes, $(f_{x,i}, f_{y,i})$: its generators are
+# $A_{col} = \mathrm{diag}(f_{x,i} J)$ and $A_{row} = \mathrm{diag}(f_{y,i} J)$. We build both sets by hand
+# and check them against `minivit`'s `rope-axial` and `rope-mixed`.
+
+# %%
+grid = (6, 6)
+rc = grid_coords(grid, dtype=torch.float64)  # (N, 2) = (row, col) of every patch
+n = grid[0] * grid[1]
+
+
+def generators(row_rates, col_rates):
+    """Block-diagonal generators [2, Dh, Dh] (A_row, A_col) from each pair's turn per row and per column."""
+    return torch.stack([torch.block_diag(*(f * J for f in rates)) for rates in (row_rates, col_rates)])
+
+
+def rotations(gens, positions):
+    """R(x) = exp(x_r A_row + x_c A_col) at every position [N, 2]: [N, Dh, Dh]."""
+    return expm(torch.einsum("na,aij->nij", positions.to(gens), gens))
+
+
+def by_encoding(encoding, x, layer=0):
+    """x [Dh] placed at every patch of the grid and turned as `encoding` turns queries: [N, Dh]."""
+    q = x.float().expand(1, encoding.heads, n, dh)
+    return encoding.rotate(q, q, grid, layer)[0][0, 0].double()
+
+
+x = torch.randn(dh, generator=gen, dtype=torch.float64)
+axial = build("rope-axial", dim=dh, heads=1, depth=1, grid=grid)
+f, zero = axial.freqs.double(), torch.zeros(dh // 4, dtype=torch.float64)
+axial_gens = generators(torch.cat([zero, f]), torch.cat([f, zero]))  # rows turn pairs 4-7, columns pairs 0-3
+torch.testing.assert_close(rotations(axial_gens, rc) @ x, by_encoding(axial, x), atol=1e-5, rtol=1e-5)
+
+mixed = build("rope-mixed", dim=dh, heads=1, depth=1, grid=grid)
+fx, fy = mixed.freqs[0, :, 0].detach().double()  # (Dh/2,) each: turn per column and per row
+mixed_gens = generators(fy, fx)
+torch.testing.assert_close(rotations(mixed_gens, rc) @ x, by_encoding(mixed, x), atol=1e-5, rtol=1e-5)
+for name, (a_row, a_col) in {"axial": axial_gens, "mixed": mixed_gens}.items():
+    torch.testing.assert_close(a_row @ a_col, a_col @ a_row)  # they commute
+    print(f"{name}: exp(r A_row + c A_col) == minivit's rotation at every patch; A_row A_col == A_col A_row")
+
+# %% [markdown]
+# Both pairs of generators commute: block by block, they are multiples of the same $J$, and
+# $(aJ)(bJ) = (bJ)(aJ)$. That is no accident of the construction. It is what the next section is
+# about.
+
+# %% [markdown]
+# ## Why commuting is exactly what keeps the score a function of the offset
+#
+# The score of a query at $x$ and a key at $y$ is $(R(x)q)\cdot(R(y)k) = q^\top R(x)^\top R(y)\,k$.
+# Write $G(x) = x_r A_1 + x_c A_2$; it is linear in $x$, and $R(x)^\top = e^{-G(x)}$. When
+# $A_1A_2 = A_2A_1$, every $G(x)$ commutes with every $G(y)$, and for commuting matrices the
+# exponential turns sums into products, as for numbers:
+#
+# $$e^{A}e^{B} = e^{A+B}\ \text{ if } AB = BA, \qquad\text{so}\qquad R(x)^\top R(y) = e^{-G(x)}e^{G(y)} = e^{G(y) - G(x)} = e^{G(y - x)} = R(y - x).$$
+#
+# The score is then $q^\top R(y - x)\,k$: a function of the offset alone, for any $q$ and $k$. When
+# $A$ and $B$ do not commute, $e^{A}e^{B} \neq e^{A+B}$. Multiplying the series out for small $t$,
+#
+# $$e^{tA}e^{tB} - e^{t(A+B)} = \tfrac{t^2}{2}\,(AB - BA) + O(t^3):$$
+#
+# the first term by which the two differ is half the *commutator* $[A, B] = AB - BA$. We check both
+# numerically: with RoPE's generators the product is the exponential of the sum to float rounding,
+# and with two random generators (scaled to norm 1) the gap shrinks like $t^2$ and its leading term
+# is $\tfrac{t^2}{2}[A, B]$.
+
+# %% tags=["nbval-ignore-output"]
+for gens in (axial_gens, mixed_gens):
+    torch.testing.assert_close(expm(3 * gens[0]) @ expm(-2 * gens[1]), expm(3 * gens[0] - 2 * gens[1]))
+    torch.testing.assert_close(rotations(gens, rc[7:8]).mT @ rotations(gens, rc), rotations(gens, rc - rc[7]))
+a, b = (skew_symmetric(torch.randn(dh * (dh - 1) // 2, generator=gen, dtype=torch.float64), dh) for _ in range(2))
+a, b = a / a.norm(), b / b.norm()
+commutator = a @ b - b @ a
+leading = {}
+for t in (1e-1, 1e-2, 1e-3):
+    gap = expm(t * a) @ expm(t * b) - expm(t * (a + b))
+    leading[t] = ((gap / t**2 - commutator / 2).norm() / (commutator / 2).norm()).item()
+    print(f"t = {t:g}: |gap| = {gap.norm():.3g}; gap / t^2 differs from [A, B] / 2 by {leading[t]:.2%} of its size")
+print(f"|[A, B]| = {commutator.norm():.3f} for |A| = |B| = 1")
+assert leading[1e-3] < 0.2 * leading[1e-2], "the error of the leading term shrinks like t"
+lesson.claim("the leading term is t^2 / 2 [A, B]: within 1% at t = 0.01", leading[1e-2], "<", 0.01)
+lesson.claim("two random generators do not commute", commutator.norm(), ">", 0.2)
+
+# %% [markdown]
+# The first two lines of that cell check, for axial and mixed RoPE, that
+# $e^{3A_{row}}e^{-2A_{col}} = e^{3A_{row} - 2A_{col}}$ and that $R(x_0)^\top R(x) = R(x - x_0)$ at
+# every patch $x$ (with $x_0$ the patch $(1, 1)$). For the random pair, the error of the leading term
+# shrinks in proportion to $t$, as an $O(t^3)$ remainder divided by $t^2$ should.
+
+# %% [markdown]
+# ## LieRE: learned generators that do not commute
+#
+# LieRE (`liere`) learns $A_1$ and $A_2$ whole: two dense skew-symmetric matrices per head and
+# block, their upper triangles drawn uniform in $[0, 2\pi)$ as in the paper's code, and positions
+# scaled so that the trained grid spans $[0, 1)$ along each axis. Dense generators drawn at random
+# do not commute. We check LieRE's rotation by hand, then put one $q$ and one $k$ at every patch of
+# a 6×6 grid and score every pair, for 8 random pairs $(q, k)$. If the score depended on the offset
+# alone, all pairs of patches at one offset would score alike; `analysis.offset_dependence`
+# measures the share of the scores' variance left *within* the offsets (0 when the score is a
+# function of the offset; lesson 11).
+#
+# One subtlety first. Along a line through the origin, the positions are multiples of one vector,
+# $G(tu) = t\,G(u)$, and multiples of one matrix commute: on that line any generators behave like
+# 1-D RoPE. So queries on the grid's main diagonal $(i, i)$ with their keys at $(i+1, i+1)$ all
+# score alike, for LieRE too. Queries elsewhere, with their keys at the same offset $(1, 1)$, need
+# not: below, the score at offset $(1, 1)$ for every query $(r, c)$ that has such a key.
+
+# %% tags=["nbval-ignore-output"]
+torch.manual_seed(SEED)
+liere = build("liere", dim=dh, heads=1, depth=1, grid=grid).double()
+a1, a2 = liere.generator(0)[:, 0, 0]  # (Dh, Dh) each: rows, columns
+liere_rot = rotations(torch.stack([a1, a2]), liere.positions(grid))  # positions in [0, 1)
+torch.testing.assert_close(liere_rot, liere.rotations(grid, 0, torch.float64)[0, :, 0])
+contents = torch.randn(2, 8, dh, generator=gen, dtype=torch.float64)  # 8 pairs (q, k)
+
+
+def same_content(rot, q, k):
+    """Scores [..., N, N] of q [..., Dh] at every patch against k [..., Dh] at every patch, turned by rot [N, Dh, Dh]."""
+    qr, kr = (torch.einsum("nij,...j->...ni", rot, v) for v in (q, k))
+    return qr @ kr.transpose(-1, -2)
+
+
+def at_one_one(s):
+    """Scores [..., N, N] -> the score at offset (1, 1) of every query (r, c) that has such a key: [..., gh - 1, gw - 1]."""
+    gh, gw = grid
+    return torch.stack([torch.stack([s[..., r * gw + c, (r + 1) * gw + c + 1] for c in range(gw - 1)], -1) for r in range(gh - 1)], -2)
+
+
+s_liere = same_content(liere_rot, *contents)  # (8, N, N)
+liere_within = analysis.offset_dependence(s_liere, grid)["fraction"].mean().item()
+liere_commutator = ((a1 @ a2 - a2 @ a1).norm() / (a1.norm() * a2.norm())).item()
+ones_ones = at_one_one(s_liere)  # (8, 5, 5)
+on_line = torch.diagonal(ones_ones, dim1=-2, dim2=-1)  # queries (i, i): on the line through the origin
+spread = lambda t: t.amax(dim=(-2, -1)) - t.amin(dim=(-2, -1))  # noqa: E731
+liere_spread = (spread(ones_ones) / spread(s_liere)).mean().item()
+print(f"LieRE: |[A_1, A_2]| = {liere_commutator:.2f} of |A_1| |A_2|; share of the variance within offsets {liere_within:.2f} (mean of 8 pairs q, k)")
+print("first q, k: score at offset (1, 1) by the query's row (down) and column (across):")
+for row in ones_ones[0]:
+    print("   ", " ".join(f"{v:6.2f}" for v in row.tolist()))
+print(f"the spread of the scores at offset (1, 1) is {liere_spread:.0%} of the spread of all scores (mean of 8)")
+
+torch.manual_seed(SEED)
+commuting = build("liere", dim=dh, heads=1, depth=1, grid=grid, commuting=True).double()
+c1, c2 = commuting.generator(0)[:, 0]  # (Dh/2, 2, 2) each: one 2x2 block per pair
+c1, c2 = torch.block_diag(*c1), torch.block_diag(*c2)
+s_commuting = same_content(rotations(torch.stack([c1, c2]), commuting.positions(grid)), *contents)
+commuting_within = analysis.offset_dependence(s_commuting, grid)["fraction"].max().item()
+print(f"LieRE, commuting=True: share within offsets at most {commuting_within:.1e}")
+
+# %%
+torch.testing.assert_close(on_line, on_line[..., :1].expand_as(on_line))  # on the line through the origin: alike
+lesson.claim("LieRE: a sizeable share of the score is not a function of the offset", liere_within, ">", 0.15)
+lesson.claim("LieRE: pairs at one offset score differently", liere_spread, ">", 0.08)
+torch.testing.assert_close(c1 @ c2, c2 @ c1)
+assert commuting_within < 1e-20, "commuting=True: the score is a function of the offset (float64 rounding)"
+viz.offset_tables({"LieRE: mean score by offset": analysis.offset_table(s_liere[0], grid),
+                   "LieRE: variance within each offset": analysis.offset_dependence(s_liere[0], grid)["by_offset"],
+                   "commuting=True: mean score by offset": analysis.offset_table(s_commuting[0], grid)})
+
+# %% [markdown]
+# With LieRE's dense generators a sizeable share of the scores' variance is not explained by the
+# offset (printed above; how much depends on the drawn generators). The scores at offset $(1, 1)$
+# are equal along the table's main diagonal, the queries on the line through the origin, and differ
+# off it. The middle panel is the variance within each offset for the first $(q, k)$: zero at
+# offset $(0, 0)$ (every patch against itself scores $q^\top k$) and at the four corners (one pair
+# each), and spread over the rest of the table. (The figures use `analysis`'s offsets, query minus
+# key.) `commuting=True` restricts each generator to 2×2 blocks, which all commute; the share within
+# offsets drops to float64 rounding. It is then mixed RoPE with its frequencies learned as LieRE's
+# generators.
+#
+# Whether a learned encoding *should* see absolute position is another question (lesson 11 measures
+# which encodings do); here the point is what decides it: the commutator of the generators.
+
+# %% [markdown]
+# ## Try it: from commuting to not
+#
+# Start from axial RoPE's generators (base 100, $D_h = 16$, positions counted in patches) and change
+# them by the strength on the slider, in one of two ways: add to $A_{col}$ a random skew-symmetric
+# matrix (of $A_{col}$'s norm at strength 1), which does not commute with $A_{row}$; or turn *both*
+# generators by one change of basis $P = \exp(\text{strength}\cdot S)$, as STRING does (next
+# section). Left: one $q$ and $k$, the score at offset $(1, 1)$ along the main diagonal and at
+# offset $(0, 1)$ across it, for queries at $(i, i)$; flat lines mean the score does not depend on
+# where the pair is. Right: the share of the scores' variance that the offset explains, against the
+# strength, for both changes.
+
+# %% tags=["nbval-ignore-output"]
+widgets.family_explorer()
+
+# %% [markdown]
+# ## STRING: RoPE in a learned basis
+#
+# STRING learns commuting generators. Commuting skew-symmetric matrices share an orthogonal basis in
+# which all of them are 2×2 blocks, so every commuting pair is $L_k = P^\top A_k P$ for some
+# orthogonal $P$ and block-diagonal $A_k$: mixed RoPE's generators in another basis. `minivit`'s
+# `string` computes it that way, per head and block:
+#
+# $$q \mapsto \mathrm{RoPE}(x)\,P q,\quad k \mapsto \mathrm{RoPE}(x)\,P k,\qquad P = \exp(S),\ S \text{ skew-symmetric, learned, } S = 0 \text{ at the start,}$$
+#
+# so the score is $q^\top P^\top\,\mathrm{RoPE}(y - x)\,P k$: a function of the offset for any $P$.
+# Three checks: at the start ($P = I$) STRING is the mixed RoPE it wraps, bit for bit; with a random
+# $P$, its rotations are $\exp(x_r L_{row} + x_c L_{col})$ with $L = P^\top A P$ (up to the final
+# $P^\top$, which turns $q$ and $k$ alike and cancels in the score), which commute; and for several
+# random $P$ the score is a function of the offset.
+
+# %% tags=["nbval-ignore-output"]
+torch.manual_seed(SEED)
+string = build("string", dim=dh, heads=1, depth=1, grid=grid)
+torch.manual_seed(SEED)
+wrapped = build("rope-mixed", dim=dh, heads=1, depth=1, grid=grid)  # the same draw of frequencies
+qk = torch.randn(2, 1, 1, n, dh, generator=gen)
+q, k = contents[:, 0]  # one pair (q, k) [Dh], as above
+assert all(torch.equal(u, v) for u, v in zip(string.rotate(*qk, grid, 0), wrapped.rotate(*qk, grid, 0)))
+
+fractions = []
+for _ in range(4):
+    with torch.no_grad():
+        string.basis.normal_(generator=gen)  # a random S, so P far from I
+    p = string.change_of_basis(0, torch.float64)[0].detach()  # (Dh, Dh)
+    torch.testing.assert_close(p.T @ p, torch.eye(dh, dtype=torch.float64))
+    s_string = by_encoding(string, q) @ by_encoding(string, k).T  # (N, N)
+    fractions.append(analysis.offset_dependence(s_string, grid)["fraction"].item())
+fx, fy = string.rope.freqs[0, :, 0].detach().double()
+l_row, l_col = p.T @ generators(fy, fx) @ p  # STRING's generators, last draw
+torch.testing.assert_close(same_content(rotations(torch.stack([l_row, l_col]), rc), q, k), s_string, atol=1e-4, rtol=1e-4)
+torch.testing.assert_close(l_row @ l_col, l_col @ l_row)
+off_blocks = 1 - sum(l_row[i:i + 2, i:i + 2].norm() ** 2 for i in range(0, dh, 2)) / l_row.norm() ** 2
+print(f"last P: |P - I| = {(p - torch.eye(dh)).abs().max():.2f} (largest entry); L_row has {off_blocks:.0%} of its weight outside the 2x2 blocks")
+print("share of the variance within offsets, four random P:", " ".join(f"{v:.1e}" for v in fractions))
+
+# %%
+assert max(fractions) < 1e-9, "STRING: the score is a function of the offset for any P (float32 rounding)"
+print("STRING at P = I is mixed RoPE bit for bit; with any P its generators P^T A P commute; the score depends on the offset only")
+
+# %% [markdown]
+# What does $P$ add? Inside attention, $q = W_q t + b_q$ for a token $t$, so
+# $P q = (P W_q)\,t + P b_q$: another linear map of the same shape. A ViT with `string` computes the
+# same function as a ViT with `rope-mixed` whose query and key projections are $P W_q$, $P W_k$ (head
+# by head, block by block) and whose other weights are the same. We fold a random $P$ into the
+# projections and compare the two models' outputs.
+
+# %% tags=["nbval-ignore-output"]
+config = ViTConfig(image_size=24, patch_size=8, num_classes=4, heads=4, position="string")
+torch.manual_seed(SEED)
+with_p = ViT(config).eval()
+with torch.no_grad():
+    with_p.pos.basis.normal_(std=0.5, generator=gen)
+state = {name: w.clone() for name, w in with_p.state_dict().items() if not name.startswith("pos.")}
+state["pos.freqs"] = with_p.pos.rope.freqs.detach().clone()
+width, heads, hd = config.dim, config.heads, config.head_dim
+with torch.no_grad():
+    for layer in range(config.depth):
+        p_heads = with_p.pos.change_of_basis(layer)  # (H, Dh, Dh)
+        w, bias = state[f"blocks.{layer}.attn.qkv.weight"], state[f"blocks.{layer}.attn.qkv.bias"]
+        for part in (0, 1):  # the query rows, then the key rows of the qkv projection
+            rows = slice(part * width, (part + 1) * width)
+            w[rows] = (p_heads @ w[rows].view(heads, hd, width)).reshape(width, width)  # P W per head
+            bias[rows] = (p_heads @ bias[rows].view(heads, hd, 1)).reshape(width)  # P b per head
+folded = ViT(config.with_(position="rope-mixed")).eval()
+folded.load_state_dict(state)
+images = relation(16, seed=SEED + 2).images
+with torch.no_grad():
+    out_string, out_folded = with_p(images), folded(images)
+print(f"largest difference of the outputs: {(out_string - out_folded).abs().max():.1e} (outputs up to {out_string.abs().max():.2f})")
+
+# %%
+torch.testing.assert_close(out_folded, out_string, atol=1e-5, rtol=1e-4)
+print("a string ViT == a rope-mixed ViT with P folded into W_q, W_k")
+
+# %% [markdown]
+# So in a ViT whose queries and keys are linear in the tokens, STRING's $P$ adds no function a
+# mixed-RoPE ViT cannot compute. What it changes is the parametrisation, and so what gradient
+# descent does: $P$ has its own $D_h(D_h-1)/2$ learned numbers per head and block, trained without
+# weight decay. Whether that helps or hurts training is a question the short run below cannot
+# settle (exercise 4).
+
+# %% [markdown]
+# ## Directions: Spiral RoPE
+#
+# Axial RoPE turns half the pairs with the column and half with the row: two directions. Spiral RoPE
+# (`rope-spiral`) splits the pairs into $K$ groups and turns group $k$ with the position projected
+# on the direction at angle $k\pi/K$ from the column axis towards the row axis,
+# $p_k = c\cos(k\pi/K) + r\sin(k\pi/K)$. Its generators are
+# $A_{row} = \mathrm{diag}(\sin(k\pi/K) f_i J)$, $A_{col} = \mathrm{diag}(\cos(k\pi/K) f_i J)$:
+# block-diagonal, so they commute. With $K = 2$ the groups are the column (0°) and the row (90°):
+# axial RoPE, channel for channel.
+#
+# Lesson 05's question was the diagonal: axial RoPE's score is a row part plus a column part, so
+# $s(1,1) - s(1,-1) = s(0,1) - s(0,-1)$ for any $q$, $k$, and no head can score high along the
+# diagonal $\Delta r = \Delta c$ and low along the anti-diagonal. With $K = 4$, the group at 135°
+# turns with $(r - c)/\sqrt2$, which does not change along the diagonal. Below: $q = k$ = ones on
+# that group's channels (a score constant along the diagonal), and axial RoPE's score for $q = k$ =
+# ones on all channels, each as a function of the diagonal offset $(d, d)$ and the anti-diagonal
+# offset $(d, -d)$ (key minus query, the query at the grid's centre).
+
+# %%
+wide = (11, 11)  # a query at the centre sees every offset up to 5
+centre = (wide[0] // 2) * wide[1] + wide[1] // 2
+
+
+def from_centre(encoding, qv, kv):
+    """Score of qv at the centre of the 11x11 grid against kv at every patch: [11, 11] by offset (key - query)."""
+    size, heads = wide[0] * wide[1], encoding.heads
+    qr, kr = encoding.rotate(qv.float().expand(1, heads, size, len(qv)), kv.float().expand(1, heads, size, len(kv)), wide, 0)
+    return (kr[0, 0] @ qr[0, 0, centre]).double().reshape(wide)
+
+
+def at(table, dr, dc):
+    return table[5 + dr, 5 + dc].item()
+
+
+def interaction(table):
+    """[s(1, 1) - s(1, -1)] - [s(0, 1) - s(0, -1)]: zero when rows and columns do not interact."""
+    return (at(table, 1, 1) - at(table, 1, -1)) - (at(table, 0, 1) - at(table, 0, -1))
+
+
+spiral2 = build("rope-spiral", dim=dh, heads=1, depth=1, grid=wide, directions=2)
+axial_wide = build("rope-axial", dim=dh, heads=1, depth=1, grid=wide)
+assert torch.equal(spiral2.angles(wide, 0), axial_wide.angles(wide, 0))
+qk_wide = torch.randn(2, 1, 1, wide[0] * wide[1], dh)
+assert all(torch.equal(u, v) for u, v in zip(spiral2.rotate(*qk_wide, wide, 0), axial_wide.rotate(*qk_wide, wide, 0)))
+
+spiral4 = build("rope-spiral", dim=dh, heads=1, depth=1, grid=wide, directions=4)  # 2 pairs per direction
+stripe_qk = torch.zeros(dh, dtype=torch.float64)
+stripe_qk[12:] = 1.0  # the pairs of the 135-degree group (the last 2 of 8)
+stripe = from_centre(spiral4, stripe_qk, stripe_qk)
+axial_ones = from_centre(axial_wide, torch.ones(dh), torch.ones(dh))
+axial_random = [from_centre(axial_wide, *torch.randn(2, dh, generator=gen)) for _ in range(4)]
+ds = range(-5, 6)
+print("d:                              ", " ".join(f"{d:5d}" for d in ds))
+for name, table in (("axial, ones: diagonal (d, d)", axial_ones), ("axial, ones: anti-diagonal (d, -d)", axial_ones),
+                    ("spiral K=4, 135 deg: (d, d)", stripe), ("spiral K=4, 135 deg: (d, -d)", stripe)):
+    sign = -1 if "-d" in name else 1
+    print(f"{name:>34}", " ".join(f"{at(table, d, sign * d):5.2f}" for d in ds))
+axial_interaction = max(abs(interaction(t)) / t.abs().max().item() for t in axial_random)
+print(f"[s(1,1) - s(1,-1)] - [s(0,1) - s(0,-1)]: axial, four random q, k: {'< 1e-5' if axial_interaction < 1e-5 else axial_interaction} "
+      f"of the largest score; spiral K=4, 135 deg: {interaction(stripe):.2f}")
+
+# %%
+assert axial_interaction < 1e-5, "axial: no row-column interaction, for any q and k"
+assert all(abs(at(stripe, d, d) - 4.0) < 1e-5 for d in ds), "the 135-degree pairs: constant along the diagonal"
+assert at(stripe, 1, -1) < 0.6 * at(stripe, 1, 1) and interaction(stripe) > 1.0, "and lower along the anti-diagonal"
+viz.offset_tables({"axial, q = k = ones": axial_ones, "spiral K = 4, q = k = ones on the 135° pairs": stripe})
+
+# %% [markdown]
+# Axial RoPE's score for $q = k$ = ones is the same along the diagonal and the anti-diagonal (a row
+# part plus a column part cannot tell them apart), and its row-column interaction is zero for any
+# $q$, $k$ (to float32 rounding). The 135° pairs of Spiral RoPE score 4 at every diagonal offset
+# $(d, d)$ and less along the anti-diagonal: the oriented stripe.
+#
+# What do more directions give a head whose $q$ and $k$ are the same on every pair? With $D_h = 48$
+# (24 pairs, which $K$ = 2, 4 and 8 each split evenly), compare two keys at the same distance 5 from
+# the query: straight right, $(0, 5)$, and at $(3, 4)$.
+
+# %%
+ring = {}
+for K in (2, 4, 8):
+    e = build("rope-spiral", dim=48, heads=1, depth=1, grid=wide, directions=K)
+    t = from_centre(e, torch.ones(48), torch.ones(48))
+    ring[K] = (at(t, 0, 5), at(t, 3, 4), at(t, 0, 0))
+    print(f"K = {K}: s(0, 0) = {ring[K][2]:.1f}, s(0, 5) = {ring[K][0]:.2f}, s(3, 4) = {ring[K][1]:.2f}")
+    torch.testing.assert_close(t, widgets.spiral_scores(K, head_dim=48).sum(dim=(0, 1)), atol=1e-3, rtol=1e-4)
+anisotropy = {K: abs(s05 - s34) / s00 for K, (s05, s34, s00) in ring.items()}
+
+# %%
+assert anisotropy[2] > 0.15, "axial: at one distance, the score depends on the direction"
+assert anisotropy[4] < 0.01 and anisotropy[8] < 0.01, "four and eight directions: nearly the same"
+
+# %% [markdown]
+# With two directions, a key 5 patches straight to the right scores 35.2 and one at $(3, 4)$ only
+# 25.5: for a head with the same $q$ and $k$ on every pair, axial RoPE's score falls off faster
+# towards the diagonals than along the axes. With four or eight directions the two keys score within
+# 1% of $s(0, 0)$ of each other: such a head's score depends nearly on the distance alone. (The
+# groups also get fewer frequencies each, $D_h/(2K)$, so this compares the layouts as `minivit`
+# builds them, not directions alone.) The slider below draws the whole table for each $K$, and the
+# stripe of the group nearest 135°.
+
+# %% tags=["nbval-ignore-output"]
+widgets.spiral_explorer()
+
+# %% [markdown]
+# ## Five members on the relation task, for a short run
+#
+# Is the circle left of, right of, above or below the square? (Lessons 05, 06, 08.) We train
+# `rope-axial`, `rope-mixed`, `string` (around mixed RoPE), `rope-spiral` ($K = 4$) and `liere`
+# (dense generators over each head of 16 channels) from the same initial weights, data and batch
+# order, for 150 steps each (a few seconds each on a laptop CPU). Besides the accuracy (chance 0.25)
+# we score the easier half of the question: is the pair on a row or on a column (chance 0.5)?
+
+# %% tags=["nbval-ignore-output"]
+train, test = relation(4096, seed=SEED), relation(1000, seed=SEED + 1)
+family = ("rope-axial", "rope-mixed", "string", "rope-spiral", "liere")
+config = ViTConfig(image_size=24, patch_size=8, num_classes=4, heads=4, position="rope-axial")
+trained, accuracy, axis_accuracy = {}, {}, {}
+for name in family:
+    torch.manual_seed(SEED)
+    trained[name] = ViT(config.with_(position=name))
+    fit(trained[name], train, steps=150, batch_size=64, lr=3e-3, desc=name, seed=SEED)
+    accuracy[name] = evaluate(trained[name], test)
+    axis_accuracy[name] = ((predict(trained[name], test.images) // 2) == (test.labels // 2)).float().mean().item()
+for name in family:
+    print(f"{name:>12}: accuracy {accuracy[name]:.2f}, row pair or column pair right {axis_accuracy[name]:.2f}")
+
+# %% [markdown]
+# After training, what is left of each member's defining property? We put the same random content at
+# every patch of each trained model (`analysis.same_content_scores`, lesson 11) and measure the share
+# of the scores' variance within offsets, and how far training moved STRING's $P$ from $I$.
+
+# %% tags=["nbval-ignore-output"]
+content = torch.randn(4, config.dim, generator=torch.Generator().manual_seed(SEED))  # 4 token vectors
+within = {}
+with torch.no_grad():
+    for name in family:
+        within[name] = torch.stack([  # (blocks, contents, heads)
+            analysis.offset_dependence(analysis.same_content_scores(trained[name], content, layer), config.grid)["fraction"]
+            for layer in range(config.depth)])
+    p_moved = max((trained["string"].pos.change_of_basis(layer) - torch.eye(config.head_dim)).abs().max().item()
+                  for layer in range(config.depth))
+for name in family:
+    print(f"{name:>12}: share of the variance within offsets: largest {within[name].max():.2g}, mean {within[name].mean():.2g}")
+print(f"string: the largest entry of P - I after training {p_moved:.2f} (0 at the start)")
+
+# %%
+lesson.claim("rope-axial, rope-spiral and liere tell a row pair from a column pair in 150 steps",
+             {name: axis_accuracy[name] for name in ("rope-axial", "rope-spiral", "liere")}, ">", 0.9)
+lesson.claim("no member yet tells which way round: near the 0.5 of the axis alone", accuracy, "<", 0.6)
+assert max(within[name].max() for name in family if name != "liere") < 1e-9, "trained, the commuting members stay offset-only"
+lesson.claim("trained LieRE: a sizeable share of the score is not a function of the offset", within["liere"].mean(), ">", 0.15)
+lesson.claim("training moves STRING's P off the identity", p_moved, ">", 0.05)
+
+# %% [markdown]
+# In 150 steps `rope-axial`, `rope-spiral` and `liere` tell a row pair from a column pair, and no
+# member yet tells which way round the pair is: an accuracy near 0.5 is the axis right and the side
+# at chance (lesson 05 saw the same plateau with mixed RoPE; in 800 steps some runs leave it). The
+# two members whose frequencies are learned, `rope-mixed` and `string`, may or may not have found
+# the axis by step 150; that depends on the seed, so we make no claim either way. This task does not
+# need diagonal directions, so it is no test of what Spiral RoPE adds to axial RoPE; and a short
+# run cannot rank the family. What holds on every run is structural: training changes STRING's $P$,
+# and the score of every commuting member is still a function of the offset (to float32 rounding),
+# while LieRE's is not.
+
+# %% [markdown]
+# ## What we covered
+#
+# - A rotation of a channel pair is $e^{\varphi J}$; the exponential of any skew-symmetric matrix is
+#   orthogonal. Axial and mixed RoPE are $\exp(r A_{row} + c A_{col})$ with block-diagonal
+#   generators, which commute.
+# - Commuting is exactly what keeps the score a function of the offset:
+#   $R(x)^\top R(y) = R(y - x)$ when $A_{row}A_{col} = A_{col}A_{row}$; otherwise
+#   $e^{tA}e^{tB}$ and $e^{t(A+B)}$ differ first by $\tfrac{t^2}{2}[A, B]$.
+# - LieRE's dense generators do not commute: pairs at one offset score differently, except on a
+#   line through the origin (where any generators act like 1-D RoPE); `commuting=True` restores
+#   the offset-only score.
+# - STRING is RoPE after a learned orthogonal $P$: offset-only for any $P$, equal to the mixed RoPE
+#   it wraps at $P = I$, with commuting generators $P^\top A P$. In a ViT, $P$ folds into $W_q$ and
+#   $W_k$: it changes the parametrisation, not the functions the model can compute.
+# - Spiral RoPE with $K = 2$ is axial RoPE exactly; with $K = 4$ a head can draw a diagonal stripe,
+#   and a head with $q = k$ on every pair scores keys at one distance nearly alike in every direction.
+# - Trained for 150 steps on the relation task, the five members cannot be ranked; the commuting
+#   ones stay offset-only and LieRE does not.
+
+# %% [markdown]
+# ## Exercises
+#
+# Worked solutions are in [`solutions/`](../solutions/), one file per lesson. An exercise with a
+# check has an answer cell and a check cell below it: replace the `...` with your answer (a number,
+# a tensor or a function, as the exercise says) and run both cells. The check prints ✓ and what your
+# answer shows, or ✗, what differs and a hint. Exercises marked (discussion) have no check.
+#
+# 1. Every 2-D RoPE in `minivit` (`rope-axial`, `rope-mixed`, `rope-spiral`) turns pair $i$ by an
+#    angle linear in the position. Write `answer_12_1(encoding, grid)`: its generators for head 0
+#    of block 0, a tensor [2, Dh, Dh] ($A_{row}$, $A_{col}$), such that
+#    $\exp(r A_{row} + c A_{col})$ turns a vector as `encoding.rotate` does at every patch
+#    $(r, c)$ of `grid`. (`encoding.angles(grid, 0)` gives every patch's angles.)
+
+# %% tags=["exercise"]
+from minivit import exercises
+
+answer_12_1 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("12.1", answer_12_1)
+
+# %% [markdown]
+# 2. Multiply the series of $e^{tA}e^{tB}$ and $e^{t(A+B)}$ out to the terms in $t^2$. Write
+#    `answer_12_2(a, b, t)`: the leading term of $e^{tA}e^{tB} - e^{t(A+B)}$, a matrix. The check
+#    compares it with the difference itself for small $t$.
+
+# %% tags=["exercise"]
+answer_12_2 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("12.2", answer_12_2)
+
+# %% [markdown]
+# 3. Spiral RoPE with $K$ directions: which group's pairs do not turn at all along the diagonal
+#    offset $(d, d)$, so that $q = k$ on them draws lesson 05's stripe? Write `answer_12_3(K)`: that
+#    group's index, or None where no group does (then this $K$ cannot draw the stripe with one
+#    group). Which $K$ have one?
+# 4. (discussion) Train `string` next to `rope-mixed` for the same 150 steps over several seeds.
+#    Both start as the same model, and $P$ folds into the projections; does learning $P$ change how
+#    fast the model finds the axis? Try `string` with `frequencies="axial"` against `rope-axial` too.
+# 5. (discussion) Build a task whose answer needs diagonal directions (lesson 05, exercise 2) and
+#    compare `rope-axial` with `rope-spiral`. How many steps and seeds does it take to tell them apart?
+
+# %% tags=["exercise"]
+answer_12_3 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("12.3", answer_12_3)
+
+# %% [markdown]
+# ## Claims index
+#
+# | claim | assert | fails when |
+# |---|---|---|
+# | $e^{\varphi J}$ is the rotation by $\varphi$ | `torch.testing.assert_close(expm(phi * J), turn)` | $J$ is transposed (the rotation by $-\varphi$) |
+# | `rotate_pairs` turns a pair by $e^{\varphi J}$ | `torch.testing.assert_close(by_exp.float(), rotate_pairs(pairs, phis[:, None].float()), atol=1e-6, rtol=1e-6)` | the pairs are turned by $-\varphi$ |
+# | the exponential of a skew-symmetric matrix is orthogonal | `torch.testing.assert_close(expm(a).T @ expm(a), torch.eye(dh, dtype=torch.float64))` | $A$ is not skew-symmetric ($A + A^\top$ in its place) |
+# | axial RoPE is $\exp(r A_{row} + c A_{col})$ with block-diagonal generators | `torch.testing.assert_close(rotations(axial_gens, rc) @ x, by_encoding(axial, x), atol=1e-5, rtol=1e-5)` | the row and column generators are swapped |
+# | mixed RoPE is the same with $\mathrm{diag}(f_{y,i}J)$, $\mathrm{diag}(f_{x,i}J)$ | `torch.testing.assert_close(rotations(mixed_gens, rc) @ x, by_encoding(mixed, x), atol=1e-5, rtol=1e-5)` | $f_x$ and $f_y$ are swapped |
+# | RoPE's generators commute | `torch.testing.assert_close(a_row @ a_col, a_col @ a_row)` | a generator has a dense part (LieRE) |
+# | with commuting generators $e^{A}e^{B} = e^{A+B}$ and $R(x_0)^\top R(x) = R(x - x_0)$ | `torch.testing.assert_close(expm(3 * gens[0]) @ expm(-2 * gens[1]), expm(3 * gens[0] - 2 * gens[1]))`, `torch.testing.assert_close(rotations(gens, rc[7:8]).mT @ rotations(gens, rc), rotations(gens, rc - rc[7]))` | the generators do not commute (LieRE's) |
+# | the leading term of $e^{tA}e^{tB} - e^{t(A+B)}$ is $\tfrac{t^2}{2}[A, B]$, and what is left shrinks like $t$ | `lesson.claim("the leading term is t^2 / 2 [A, B]: within 1% at t = 0.01", leading[1e-2], "<", 0.01)`, `assert leading[1e-3] < 0.2 * leading[1e-2], "the error of the leading term shrinks like t"` | the term is taken as $t^2[A, B]$ (error 50% at every $t$) |
+# | two random generators do not commute | `lesson.claim("two random generators do not commute", commutator.norm(), ">", 0.2)` | $B$ is a multiple of $A$ (commutator 0) |
+# | `minivit`'s LieRE is $\exp(x_r A_1 + x_c A_2)$ at positions in $[0, 1)$ | `torch.testing.assert_close(liere_rot, liere.rotations(grid, 0, torch.float64)[0, :, 0])` | positions are counted in patches, not scaled |
+# | on a line through the origin LieRE scores one offset alike | `torch.testing.assert_close(on_line, on_line[..., :1].expand_as(on_line))` | the queries are taken off the line (the table's second diagonal) |
+# | LieRE: a sizeable share of the score is not a function of the offset | `lesson.claim("LieRE: a sizeable share of the score is not a function of the offset", liere_within, ">", 0.15)` | `commuting=True` (share within offsets 0) |
+# | LieRE: pairs at one offset score differently | `lesson.claim("LieRE: pairs at one offset score differently", liere_spread, ">", 0.08)` | `commuting=True` (spread 0) |
+# | `commuting=True`: the generators commute and the score is a function of the offset | `torch.testing.assert_close(c1 @ c2, c2 @ c1)`, `assert commuting_within < 1e-20, "commuting=True: the score is a function of the offset (float64 rounding)"` | the blocks are larger than 2×2 (`block=4`) |
+# | STRING at $P = I$ is the mixed RoPE it wraps, bit for bit | `assert all(torch.equal(u, v) for u, v in zip(string.rotate(*qk, grid, 0), wrapped.rotate(*qk, grid, 0)))` | the two are drawn with different seeds (other frequencies) |
+# | STRING's $P$ is orthogonal | `torch.testing.assert_close(p.T @ p, torch.eye(dh, dtype=torch.float64))` | $P = I + S$ instead of $\exp(S)$ |
+# | STRING's rotation is $\exp(x_r L_{row} + x_c L_{col})$ with $L = P^\top A P$, and these commute | `torch.testing.assert_close(same_content(rotations(torch.stack([l_row, l_col]), rc), q, k), s_string, atol=1e-4, rtol=1e-4)`, `torch.testing.assert_close(l_row @ l_col, l_col @ l_row)` | the row and the column get different $P$ |
+# | STRING's score is a function of the offset for any $P$ | `assert max(fractions) < 1e-9, "STRING: the score is a function of the offset for any P (float32 rounding)"` | the row generator alone is turned into $P^\top A_{row} P$ (generators that no longer commute) |
+# | a `string` ViT is a `rope-mixed` ViT with $P$ folded into $W_q$, $W_k$ | `torch.testing.assert_close(out_folded, out_string, atol=1e-5, rtol=1e-4)` | $P$ is folded into the query rows only |
+# | Spiral RoPE with $K = 2$ is axial RoPE exactly | `assert torch.equal(spiral2.angles(wide, 0), axial_wide.angles(wide, 0))`, `assert all(torch.equal(u, v) for u, v in zip(spiral2.rotate(*qk_wide, wide, 0), axial_wide.rotate(*qk_wide, wide, 0)))` | $K = 4$ |
+# | axial RoPE: no row-column interaction, for any $q$, $k$ | `assert axial_interaction < 1e-5, "axial: no row-column interaction, for any q and k"` | Spiral RoPE with $K = 4$ |
+# | Spiral RoPE's 135° pairs are constant along the diagonal and lower along the anti-diagonal: the stripe | `assert all(abs(at(stripe, d, d) - 4.0) < 1e-5 for d in ds), "the 135-degree pairs: constant along the diagonal"`, `assert at(stripe, 1, -1) < 0.6 * at(stripe, 1, 1) and interaction(stripe) > 1.0, "and lower along the anti-diagonal"` | $q = k$ on the 45° pairs (constant along the anti-diagonal) |
+# | at one distance, axial RoPE's score for $q = k$ = ones depends on the direction | `assert anisotropy[2] > 0.15, "axial: at one distance, the score depends on the direction"` | Spiral RoPE with $K = 4$ in its place |
+# | with 4 or 8 directions it nearly does not | `assert anisotropy[4] < 0.01 and anisotropy[8] < 0.01, "four and eight directions: nearly the same"` | $K = 2$ |
+# | in 150 steps `rope-axial`, `rope-spiral` and `liere` tell a row pair from a column pair | `lesson.claim("rope-axial, rope-spiral and liere tell a row pair from a column pair in 150 steps", {name: axis_accuracy[name] for name in ("rope-axial", "rope-spiral", "liere")}, ">", 0.9)` | the models train without position (`none`: 0.5) |
+# | no member yet tells which way round | `lesson.claim("no member yet tells which way round: near the 0.5 of the axis alone", accuracy, "<", 0.6)` | the models train for 800 steps or more (lesson 05: some runs pass 0.9) |
+# | trained, the commuting members stay offset-only | `assert max(within[name].max() for name in family if name != "liere") < 1e-9, "trained, the commuting members stay offset-only"` | `learned` in the family (an added table) |
+# | trained, a sizeable share of LieRE's score is not a function of the offset | `lesson.claim("trained LieRE: a sizeable share of the score is not a function of the offset", within["liere"].mean(), ">", 0.15)` | `liere` with `commuting=True` |
+# | training moves STRING's $P$ off the identity | `lesson.claim("training moves STRING's P off the identity", p_moved, ">", 0.05)` | $P$ is frozen (`basis.requires_grad_(False)`) |
