@@ -136,9 +136,9 @@ print("heads:", H, " weights per head:", tuple(heads_weights.shape[1:]), " outpu
 # An untrained `minivit` model attends uniformly, to four digits: its scores are all close to zero
 # because every weight starts small (a normal with σ = 0.02 cut at ±0.04, see `minivit.model`).
 # That is a choice of initialisation, not a law: with PyTorch's default `Linear` init (uniform in
-# ±1/√fan_in, several times wider here) the scores within a row spread over a much larger range
-# (the spreads are printed below), and the attention, still close to uniform over 9 tokens, is
-# measurably less so.
+# ±1/√fan_in, several times wider here) the scores within a row spread wider (the spreads are
+# printed below), and the attention, still close to uniform over 9 tokens, is measurably less so
+# (its entropy is below 0.9999 of the uniform one's; asserted).
 # The *spread* of a row's scores is what the softmax sees: max − min of $\log w$ over the row.
 #
 # We then train the model *with* a positional encoding (`sincos2d`, lesson 02) on the relation
@@ -194,14 +194,15 @@ uniform = analysis.grid_distances(grid).mean().item()
 print(f"block 0 puts {on_shapes:.1%} of its attention on the two shapes (uniform: {2 / 9:.0%}); per head:",
       [f"{s:.0%}" for s in (maps * shapes[:, None, None, :]).sum(-1).mean((0, 2)).tolist()])
 print("mean attention distance per head:", [round(d, 2) for d in distance.tolist()], f"(uniform: {uniform:.2f})")
-lesson.claim("block 0 looks at the circle and the square far more than uniform attention would", on_shapes, ">", 0.35)
+lesson.claim("block 0 looks at the circle and the square more than uniform attention would (2/9)", on_shapes, ">", 0.35)
 lesson.claim("the heads are not local: none looks much nearer than uniform attention", uniform - distance.min(), "<", 0.2)
 
 # %% [markdown]
 # On most seeds both heads put nearly all their attention on the two shapes; on some a head looks
-# at the empty patches instead (the margin sweep of `lessons/CLAIMS.md` ran twelve seeds; which
-# seeds do it depends on the machine). Either way block 0 finds the shapes by what the patches look like, wherever they
-# are. The answer, though,
+# at the empty patches instead (the margin sweep of `lessons/CLAIMS.md` runs twelve seeds; which
+# seeds do it depends on the machine), so the claim above asks only for more than 0.35 of block
+# 0's attention on the shapes, where uniform attention puts 2/9. Nothing in the attention here
+# depends on where the shapes are. The answer, though,
 # is about *where* the circle is relative to the square, and attention itself cannot see that
 # (the last section shows why): it can only come from the position encoding added to the two
 # shapes' tokens. Lesson 02 looks at what an added encoding does inside attention.
@@ -268,9 +269,9 @@ widgets.attention_explorer(trained, test.images[:20])
 #   and averages the values; our by-hand version matches `minivit` and torch's fused kernel exactly.
 # - Multi-head attention is the same computation on slices of the width, concatenated and projected.
 # - A new `minivit` model attends uniformly (to four digits) because its weights start small;
-#   PyTorch's default init gives scores that spread much wider. Training makes block 0 nearly
-#   one-hot: mostly on the circle and the square (on some seeds a head on the empty patches), as far
-#   away as they happen to be.
+#   PyTorch's default init gives scores that spread wider. Training makes block 0 nearly
+#   one-hot: mostly on the circle and the square (on some seeds a head on the empty patches), and
+#   no head looks much nearer than uniform attention does.
 #   The temperature trades sharp for flat attention.
 # - Attention treats its inputs as a set: reordering keys and values changes nothing, and equal
 #   contents get equal outputs wherever they are. Position has to be put in from outside, and the
@@ -338,8 +339,8 @@ exercises.check("01.5", answer_01_5)
 # | an untrained `minivit` model attends uniformly, to four digits | `lesson.claim("minivit's small init: uniform attention, to four digits", before / math.log(9), ">", 0.9999)` | the model has PyTorch's default `Linear` init |
 # | PyTorch's default init is less uniform | `lesson.claim("PyTorch's default init: less uniform", before_pytorch / math.log(9), "<", 0.9999)` | the copy keeps `minivit`'s init |
 # | training makes block 0 nearly one-hot, and the task is learned | `lesson.claim("training makes block 0 nearly one-hot", after / math.log(9), "<", 0.25)` `lesson.claim("the task is learned", history.final_eval, ">", 0.8)` | training stops after 5 steps |
-# | block 0 looks at the two shapes | `lesson.claim("block 0 looks at the circle and the square far more than uniform attention would", on_shapes, ">", 0.35)` | the untrained model's attention (22%) |
-# | the heads are not local: they look as far as the shapes are | `lesson.claim("the heads are not local: none looks much nearer than uniform attention", uniform - distance.min(), "<", 0.2)` | each patch attends to itself (distance 0) |
+# | block 0 looks at the two shapes | `lesson.claim("block 0 looks at the circle and the square more than uniform attention would (2/9)", on_shapes, ">", 0.35)` | the untrained model's attention (22%) |
+# | the heads are not local: none looks much nearer than uniform attention | `lesson.claim("the heads are not local: none looks much nearer than uniform attention", uniform - distance.min(), "<", 0.2)` | each patch attends to itself (distance 0) |
 # | the temperature can be changed from the weights alone | `torch.testing.assert_close(analysis.with_temperature(weights, 0.5), (scores / 0.5).softmax(-1))` | the weights are raised to T instead of 1/T |
 # | a higher temperature flattens attention | `lesson.claim("higher temperature, flatter attention", [b - a for a, b in zip(entropies, entropies[1:])], ">", 0)` `lesson.claim("at T = 20 more than half of log 9", entropies[-1] / math.log(9), ">", 0.5)` `lesson.claim("at T = 1 less than half of log 9", entropies[1] / math.log(9), "<", 0.5)` | the weights are raised to T instead of 1/T |
 # | reordering keys and values together changes nothing | `torch.testing.assert_close(shuffled_out, heads_out)` | only the keys are reordered |

@@ -30,7 +30,7 @@
 # - how a table trained at one resolution is resampled for another (linearly in ViT's code,
 #   bicubically in DeiT and timm), and how PyTorch's two bicubic resizes differ.
 #
-# Runs top to bottom in about a minute on a laptop CPU.
+# Runs top to bottom in one to three minutes on a laptop CPU (it trains five small models).
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
@@ -111,8 +111,8 @@ assert table_norms["zeros"] == 0 and table_norms["0.02"] < token_norm < table_no
 # %% [markdown]
 # ## What training makes of the table
 #
-# We train the three models for 300 steps each (about 12 seconds each) and keep a snapshot of the
-# table every 30 steps. Two measures of what a table holds:
+# We train the three models for 300 steps each (10 to 40 seconds each on a laptop CPU) and keep a
+# snapshot of the table every 30 steps. Two measures of what a table holds:
 #
 # - the *structure score* (`minivit.analysis.structure_score`): the correlation, over all pairs of
 #   positions, between the cosine similarity of their vectors and their closeness on the grid;
@@ -121,8 +121,9 @@ assert table_norms["zeros"] == 0 and table_norms["0.02"] < token_norm < table_no
 #   neighbouring positions (one step along a row or a column); some lie inside one cell, the others
 #   straddle a cell boundary. The contrast is the mean cosine similarity of the pairs inside minus
 #   that of the pairs across. Both kinds are one step apart, in the same mix of directions, so a
-#   table whose similarity depends only on the offset (any smooth layout, the sinusoids of lesson 02)
-#   scores 0: only a table that groups positions *by cell* scores above 0. A random table scores
+#   table whose similarity depends only on the offset (the sinusoids of lesson 02, for one) scores
+#   0 (a smooth layout that is not the same everywhere, such as ramps along rows and columns, need
+#   not): a table that groups positions *by cell* scores above 0. A random table scores
 #   about 0 too, give or take chance; to know how much is chance, we shuffle the positions 1,000
 #   times and take the 95th percentile of the shuffled tables' contrasts (a permutation null).
 #
@@ -205,12 +206,12 @@ for name in models:
 # margin sweep: the
 # contrast of $\Delta$ is above its null (asserted below; the first two grids show the 2×2 blocks,
 # the third shows the σ = 1 model's $\Delta$). The task needs to know the cell, not a smooth layout,
-# and a smooth layout would score 0. Two controls check the reasons given above. Train the σ = 1
+# and a layout that depends on the offset alone would score 0. Two controls check the reasons given above. Train the σ = 1
 # model with its table *frozen* at the random draw: if the model fits by reading the random vectors,
-# it fits without training them. And train the zero table on the same images with the labels shuffled: the
-# cell structure should come from the labels being tied to where the shape is (the gradient at a
-# position is largest in images whose shape sits there, which all carry the same label), so with
-# shuffled labels far less should group. With shuffled labels there is nothing to learn, so the loss
+# it fits without training them. And train the zero table on the same images with the labels
+# shuffled. If the cell structure comes from the labels being tied to where the shape is (one
+# reason it might: the gradient at a position may be largest in images whose shape sits there,
+# which all carry the same label), far less should group with shuffled labels. With shuffled labels there is nothing to learn, so the loss
 # stays at $\ln 9 = 2.20$; the table still moves (its $|\Delta|$ is printed beside the true-label
 # run's), and its grouping by cell is far smaller (checked below; we do not test it against a
 # null, so we do not say it is none). This control shows that the grouping needs something to
@@ -334,8 +335,9 @@ widgets.learned_explorer(snapshots, grid)
 #   adds is a few percent of the table.
 # - Started small or at zero, the table becomes what training adds. On this task that groups
 #   positions by cell (neighbours inside a cell more alike than neighbours across a boundary, which
-#   no smooth layout does), because the label is tied to where the shape is (shuffle the labels and
-#   far less groups). How much smooth 2-D structure the 0.02 table gains depends on the seed.
+#   no layout that depends on the offset alone does). With the labels shuffled, so that there is
+#   nothing to learn, far less groups: the grouping needs the task. How much smooth 2-D structure
+#   the 0.02 table gains depends on the seed.
 # - At a new resolution the table is resampled: linearly in ViT's code, bicubically in DeiT, timm
 #   and `minivit`, where the antialiased resize uses another cubic kernel. Which table survives that
 #   is a question for longer runs and several seeds: lesson 07 takes the initial scale further, on
@@ -405,8 +407,8 @@ exercises.check("03.9", answer_03_9)
 # | it fits with the random table as it is | `lesson.claim("and fits without training the table: the random vectors suffice", accuracy_frozen, ">", 0.6)` | the frozen table is zeros (chance, 1/9) |
 # | the σ = 1 table keeps no layout: training leaves its structure where the random draw put it | `lesson.claim("the large table gains no layout in training", abs(structure["1.0"][-1] - structure["1.0"][0]), "<", 0.03)` | the 0.02 table is measured instead |
 # | what training adds to it is small beside its start, and outgrows the 0.02 start | `lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1)` `lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1)` | the two starts swap (σ = 1 for the 0.02 model and back) |
-# | a smooth layout scores 0 on the cell contrast | `torch.testing.assert_close(cell_contrast(sincos_2d(grid, 64)), 0.0, atol=1e-6, rtol=0)` | the pairs inside and across cells take different mixes of directions (e.g. only row neighbours across) |
+# | a layout whose similarity depends on the offset alone (the 2-D sinusoid) scores 0 on the cell contrast | `torch.testing.assert_close(cell_contrast(sincos_2d(grid, 64)), 0.0, atol=1e-6, rtol=0)` | a table whose similarity is not the same everywhere takes the sinusoid's place (ramps along the rows and columns) |
 # | what training adds to the zeros and 0.02 tables groups positions by cell, above a permutation null | `lesson.claim("what training adds groups positions by cell, above its null", {k: cell_delta[k] - null_delta[k] for k in ("zeros", "0.02")}, ">", 0)` | training adds nothing cell-shaped (e.g. a task whose label does not depend on the cell) |
-# | mostly because the labels are tied to where the shape is: with shuffled labels far less groups | `lesson.claim("with labels not tied to the cell, far less groups", cell_delta["zeros"] - cell_shuffled, ">", 0.1)` | the labels are not shuffled (both runs then group alike) |
+# | with shuffled labels (nothing to learn: the loss stays at ln 9) far less groups | `lesson.claim("with labels not tied to the cell, far less groups", cell_delta["zeros"] - cell_shuffled, ">", 0.1)` | the labels are not shuffled (both runs then group alike) |
 # | resampling to the same grid changes nothing | `torch.testing.assert_close(resample(table, grid, grid), table, atol=1e-6, rtol=0)` | the table goes through another size and back (6×6 → 9×9 → 6×6) |
 # | PyTorch's bicubic has a = −0.75, its antialiased one a = −0.5, even when enlarging | `torch.testing.assert_close(plain, keys_cubic(x_new - 6, -0.75))` `torch.testing.assert_close(smooth, keys_cubic(x_new - 6, -0.5))` | the two values of a swap |
