@@ -37,6 +37,7 @@ from minivit.devices import (
     pick_device,
 )
 from minivit.evaluate import evaluate, evaluate_resolutions
+from minivit.model import ViT, count_parameters, encoding_of
 from minivit.train import (
     OPTIMIZERS,
     SCHEDULES,
@@ -61,6 +62,16 @@ def _option(text: str) -> tuple[str, object]:
         return key, ast.literal_eval(value)
     except (ValueError, SyntaxError):
         return key, value
+
+
+def _folder(text: str) -> Path:
+    """A run folder's path; an empty or blank one (the working folder) is refused."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} names no folder (an empty path means the working folder); name a run folder, "
+            "e.g. runs/first"
+        )
+    return Path(text)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -165,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's choice)")
     t.add_argument("--data-root", default="data", help="where MNIST / CIFAR-10 are (or are downloaded)")
     t.add_argument("--no-download", action="store_true", help="never try to download a dataset")
-    t.add_argument("--out", required=True, type=Path, help="run folder: checkpoint, config, metrics")
+    t.add_argument("--out", required=True, type=_folder, help="run folder: checkpoint, config, metrics")
     t.add_argument("--checkpoint-every", type=int, help="steps between checkpoints (default: 10 per run)")
     t.add_argument(
         "--resume",
@@ -176,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--quiet", action="store_true", help="no progress bar")
 
     e = sub.add_parser("eval", help="accuracy of a trained run, at its resolution or several")
-    e.add_argument("run", type=Path, help="a run folder written by `minivit train`")
+    e.add_argument("run", type=_folder, help="a run folder written by `minivit train`")
     e.add_argument(
         "--resolutions",
         type=int,
@@ -252,10 +263,12 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
         position_options=dict(args.option),
         **changes,
     )
-    meta = _meta_model(config)  # the encoding's own checks (head width and the like), nothing allocated
     batch = min(args.batch_size, shape.train_examples) // world  # a batch never holds more than the set
     evaluation = min(memory.EVAL_BATCH, max(shape.train_examples, args.test_size))
-    _check_memory(config, meta, shape.data_bytes, batch, evaluation, device, args.precision)
+    # the model is counted from its config, never built to be refused (100,000 blocks are refused at
+    # once); its encoding alone is built, on the meta device, for its own checks (head width and such)
+    _check_memory(config, shape.data_bytes, batch, evaluation, device, args.precision)
+    params = count_parameters(config, encoding_of(config))
     run = {
         "task": args.task,
         "train_size": args.train_size,
@@ -283,11 +296,9 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
         download=not args.no_download,
     )
     check_train_set(data.train, config.num_classes)
-    check_writable(args.out, model_bytes=sum(p.numel() for p in meta.parameters()) * 4 * 4)
+    check_writable(args.out, model_bytes=params * 4 * 4)
     if world > 1:  # every process has checked the folder before the first one writes to it
         torch.distributed.barrier()
-    from minivit.model import ViT
-
     torch.manual_seed(args.seed)
     model = ViT(config)
     processes = f", {world} processes" if world > 1 else ""
@@ -339,33 +350,31 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
     return 0
 
 
-def _meta_model(config: ViTConfig) -> torch.nn.Module:
-    """The model on the meta device: its shapes and its encoding's checks, no memory."""
-    from minivit.model import ViT
-
-    with torch.device("meta"):
-        return ViT(config)
-
-
 def _check_memory(
     config: ViTConfig,
-    meta: torch.nn.Module,
     data_bytes: int,
     batch_size: int,
     evaluation_batch: int,
     device: torch.device,
     precision: str,
 ) -> None:
-    """Refuse a run whose data, model and step need more memory than this machine (or its GPU) has."""
-    est = memory.estimate(
-        config,
-        batch_size=batch_size,
-        model=meta,
-        autocast=autocast_dtype(device, precision) is not None,
-        device_type=device.type,
-        data_bytes=data_bytes,
-        evaluation_batch=evaluation_batch,
-    )
+    """Refuse a run whose data, model and step need more memory than this machine (or its GPU) has
+    (first without the encoding's parameters, so a run too large for its blocks alone is refused
+    before even its encoding is built)."""
+    for encoding in (False, True):
+        est = memory.estimate(
+            config,
+            batch_size=batch_size,
+            autocast=autocast_dtype(device, precision) is not None,
+            device_type=device.type,
+            data_bytes=data_bytes,
+            evaluation_batch=evaluation_batch,
+            encoding=encoding,
+        )
+        _check_estimate(est, data_bytes, batch_size, device)
+
+
+def _check_estimate(est: memory.Estimate, data_bytes: int, batch_size: int, device: torch.device) -> None:
     if device.type != "cuda":
         memory.check(est, host_memory(), where="this machine", names=FLAGS)
         return

@@ -55,7 +55,7 @@ from minivit.checkpoint import (
     training_state,
     write_atomic,
 )
-from minivit.checks import check_choice, check_number, check_whole
+from minivit.checks import check_choice, check_folder, check_number, check_whole
 from minivit.config import grid_of
 from minivit.devices import (
     PRECISIONS,
@@ -455,6 +455,7 @@ def fit(
     if callback is not None and not callable(callback):
         raise ValueError(f"callback={callback!r} is not a function; pass callback(step, model, history)")
     if out is not None:
+        out = check_folder("out", out)
         weights = sum(p.numel() * p.element_size() for p in model.parameters())
         check_writable(Path(out), model_bytes=4 * weights, name="out")  # weights, 2 Adam moments, slack
     eval_size = len(eval_data.tensors[0]) if eval_data is not None else 0

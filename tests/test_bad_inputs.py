@@ -120,6 +120,14 @@ TRAIN_CASES = [
         ["--task", "mnist", "--no-download", "--data-root", "/nonexistent"],
         r"MNIST is not in /nonexistent; leave out --no-download",
     ),
+    # refused from the options, before any block is built (100,000 of them took 85 s to build)
+    ("depth-100000", ["--depth", "100000"], r"this run needs about [\d.]+ GB .*, or lower --dim or --depth"),
+    (
+        "depth-100000-rope-mixed",  # an encoding that builds a table per block is not built either
+        ["--position", "rope-mixed", "--depth", "100000"],
+        r"this run needs about [\d.]+ GB .*, or lower --dim or --depth",
+    ),
+    ("dim-100000", ["--dim", "100000", "--heads", "1"], r"this run needs about [\d.]+ GB of memory"),
     (
         "memory-attention",
         ["--image-size", "512", "--patch-size", "2", "--position", "alibi2d"],
@@ -142,11 +150,39 @@ def assert_one_line(code: int, err: str, says: str) -> None:
     assert re.search(says, err), f"{says!r} not in {err!r}"
 
 
+@pytest.fixture
+def no_model_built(monkeypatch):
+    """Fails a test that builds a block of a model, or a per-block table of rope-mixed (on any
+    device, the meta device too): a refusal must come from the options alone."""
+
+    def built(*args, **kwargs):
+        raise AssertionError("a model was built to refuse the run")
+
+    monkeypatch.setattr("minivit.model.Block.__init__", built)
+    monkeypatch.setattr("minivit.posenc.rope.mixed_frequencies", built)
+
+
 @pytest.mark.parametrize(("extra", "says"), [c[1:] for c in TRAIN_CASES], ids=[c[0] for c in TRAIN_CASES])
-def test_train_refuses_with_one_line(tmp_path, capsys, extra, says):
+def test_train_refuses_with_one_line(tmp_path, capsys, no_model_built, extra, says):
     code, err = run_cli([*BASE, *extra, "--out", str(tmp_path / "run")], capsys)
     assert_one_line(code, err, says)
     assert not (tmp_path / "run").exists(), "a refused run must not write its folder"
+
+
+@pytest.mark.parametrize("out", ["", " "], ids=["empty", "blank"])
+def test_train_and_eval_refuse_an_out_that_names_no_folder(tmp_path, capsys, monkeypatch, out):
+    monkeypatch.chdir(tmp_path)
+    for argv in ([*BASE, "--steps", "1", "--out", out], ["eval", out]):
+        code, err = run_cli(argv, capsys)
+        assert_one_line(code, err, rf"{out!r} names no folder \(an empty path means the working folder\)")
+    assert not list(tmp_path.iterdir()), "nothing may be written into the working folder"
+
+
+def test_a_model_too_large_is_refused_before_a_block_is_built(no_model_built):
+    with pytest.raises(
+        ValueError, match=r"has [\d,]+ parameters: [\d.]+ GB of weights alone, .*lower dim or depth"
+    ):
+        ViT(ViTConfig(depth=300_000, position="rope-mixed"))
 
 
 # Every option of every encoding at the edges of its declared range, in a model of this shape
@@ -477,6 +513,8 @@ API_CASES = [
         lambda: fit(small_model(), small_data(), out=__file__ + "/run"),
         r"cannot write to out .*: .*; choose a folder you can write to",
     ),
+    ("fit-out-empty", lambda: fit(small_model(), small_data(), steps=1, out=""), r"out='' names no folder"),
+    ("fit-out-number", lambda: fit(small_model(), small_data(), out=5), r"out=5 is not a folder's path"),
     (
         "fit-warmup",
         lambda: fit(small_model(), small_data(), steps=10, warmup=20),
@@ -554,12 +592,14 @@ API_CASES = [
 
 
 @pytest.mark.parametrize(("call", "says"), [c[1:] for c in API_CASES], ids=[c[0] for c in API_CASES])
-def test_api_refuses_with_one_line(call, says):
+def test_api_refuses_with_one_line(tmp_path, monkeypatch, call, says):
+    monkeypatch.chdir(tmp_path)  # a call that writes where it should not writes here
     with pytest.raises(ValueError) as raised:
         call()
     message = str(raised.value)
     assert "\n" not in message, message
     assert re.search(says, message), f"{says!r} not in {message!r}"
+    assert not list(tmp_path.iterdir()), "a refused call must write nothing"
 
 
 def test_a_checkpoint_of_another_config_is_named(trained_run):
