@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
 import re
 import sys
 from dataclasses import asdict, replace
@@ -203,7 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_train(args: argparse.Namespace) -> int:
     if args.threads is not None:
-        check_whole("--threads", args.threads, 1)
+        cores = os.cpu_count() or 1  # more threads than cores only wait for each other
+        check_whole("--threads", args.threads, 1, cores)
         torch.set_num_threads(args.threads)
     rank, world, device = init_distributed(args.device)  # (0, 1, None) outside torchrun
     try:

@@ -101,6 +101,7 @@ TRAIN_CASES = [
         r"--device='cuda:99': (torch sees no CUDA GPU|this machine has)",
     ),
     ("threads-negative", ["--threads", "-1"], r"--threads=-1 is below 1"),
+    ("threads-past-the-cores", ["--threads", "100000"], r"--threads=100000 is above \d+; use an integer"),
     ("warmup-past-the-run", ["--steps", "100", "--warmup", "500"], r"--warmup=500 is longer than the run"),
     ("seed-negative", ["--seed", "-1"], r"--seed=-1 is below 0; use an integer >= 0 and <= "),
     ("seed-huge", ["--seed", str(2**70)], r"--seed=\d+ is above \d+; use an integer >= 0 and <= "),
@@ -548,6 +549,11 @@ API_CASES = [
         "fit-float-labels",
         lambda: fit(small_model(), TensorDataset(torch.rand(4, 3, 24, 24), torch.rand(4)), steps=1),
         r"labels must be whole class numbers",
+    ),
+    (
+        "data-root-a-file",  # --data-root or MINIVIT_DATA naming a file
+        lambda: load_task("mnist", root=__file__, download=False),
+        r"the data root .*test_bad_inputs.py is a file, not a folder; point --data-root \(or MINIVIT_DATA\)",
     ),
     ("task-unknown", lambda: load_task("imagenet"), r"unknown task 'imagenet'; known: "),
     ("task-size-0", lambda: load_task("relation", train_size=0), r"train_size=0 is below 1"),
