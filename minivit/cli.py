@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
 import os
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -22,7 +24,15 @@ import torch
 
 from minivit import memory, posenc
 from minivit.augment import RECIPES, Augment
-from minivit.checkpoint import CHECKPOINT, check_writable, kept, load_model, resumable, write_atomic
+from minivit.checkpoint import (
+    CHECKPOINT,
+    check_resumable,
+    check_writable,
+    kept,
+    load_model,
+    resumable,
+    write_atomic,
+)
 from minivit.checks import check_whole
 from minivit.config import POOLS, PRESETS, ViTConfig
 from minivit.data import DatasetUnavailable, load_task, task_shape
@@ -39,11 +49,13 @@ from minivit.devices import (
 )
 from minivit.evaluate import evaluate, evaluate_resolutions
 from minivit.model import ViT, count_parameters, encoding_of
+from minivit.runsafety import SaveFailed, run_lock
 from minivit.train import (
     OPTIMIZERS,
     SCHEDULES,
     Interrupted,
     TrainingDiverged,
+    _optimizer,
     check_fit_options,
     check_train_set,
     fit,
@@ -280,14 +292,7 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
         "config": config.to_dict(),
     }
     run_file = args.out / RUN
-    if run_file.exists() and not args.resume:
-        raise ValueError(f"{args.out} already holds a run; pass --resume to continue it, or another --out")
-    if args.resume and run_file.exists() and (args.out / CHECKPOINT).exists():
-        before = read_run(args.out)
-        diff = [k for k in run if k != "config" and before.get(k) != run[k]]
-        if diff:
-            raise ValueError(f"cannot resume {args.out}: {', '.join(diff)} differ from the saved run")
-    state = resumable(args.out / CHECKPOINT, config, settings) if args.resume else None
+    state = _check_out(args, run, config, settings)
     data = load_task(
         args.task,
         image_size=args.image_size,
@@ -299,57 +304,92 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
     )
     check_train_set(data.train, config.num_classes)
     check_writable(args.out, model_bytes=params * 4 * 4)
-    if world > 1:  # every process has checked the folder before the first one writes to it
-        torch.distributed.barrier()
-    torch.manual_seed(args.seed)
-    model = ViT(config)
-    processes = f", {world} processes" if world > 1 else ""
-    say(f"{data}\n{args.position}: {sum(p.numel() for p in model.parameters()):,} parameters{processes}")
-    if args.resume:
-        say(
-            f"resuming from step {state['step']} of {args.steps}"
-            if state is not None
-            else f"no checkpoint in {args.out} yet: starting from step 0"
+    with _lock_out(args.out, rank, world):  # no other run writes to the folder until this one ends
+        state = _check_out(args, run, config, settings)  # again: it may have changed before the lock
+        torch.manual_seed(args.seed)
+        model = ViT(config)
+        if state is not None:  # weights, optimizer, batch order and the rest, before run.json is written
+            check_resumable(args.out / CHECKPOINT, state, model, len(data.train), _optimizer(model, settings))
+        processes = f", {world} processes" if world > 1 else ""
+        say(f"{data}\n{args.position}: {sum(p.numel() for p in model.parameters()):,} parameters{processes}")
+        if args.resume:
+            say(
+                f"resuming from step {state['step']} of {args.steps}"
+                if state is not None
+                else f"no checkpoint in {args.out} yet: starting from step 0"
+            )
+        if rank == 0:
+            write_atomic(run_file, lambda f: f.write(json.dumps(run, indent=2).encode()))
+        history = fit(
+            model,
+            data.train,
+            steps=args.steps,
+            batch_size=args.batch_size,
+            lr=args.lr,
+            weight_decay=args.weight_decay,
+            warmup=args.warmup,
+            schedule=args.schedule,
+            label_smoothing=args.label_smoothing,
+            grad_clip=args.grad_clip or None,
+            optimizer=args.optimizer,
+            augment=augment,
+            precision=args.precision,
+            compile=args.compile,
+            seed=args.seed,
+            device=device,
+            progress=not args.quiet,
+            desc=args.position,
+            out=args.out,
+            checkpoint_every=args.checkpoint_every,
+            resume=args.resume,
         )
-    if rank == 0:
-        write_atomic(run_file, lambda f: f.write(json.dumps(run, indent=2).encode()))
-    history = fit(
-        model,
-        data.train,
-        steps=args.steps,
-        batch_size=args.batch_size,
-        lr=args.lr,
-        weight_decay=args.weight_decay,
-        warmup=args.warmup,
-        schedule=args.schedule,
-        label_smoothing=args.label_smoothing,
-        grad_clip=args.grad_clip or None,
-        optimizer=args.optimizer,
-        augment=augment,
-        precision=args.precision,
-        compile=args.compile,
-        seed=args.seed,
-        device=device,
-        progress=not args.quiet,
-        desc=args.position,
-        out=args.out,
-        checkpoint_every=args.checkpoint_every,
-        resume=args.resume,
-    )
-    metrics = {
-        "train_accuracy": evaluate(model, data.train),
-        "test_accuracy": evaluate(model, data.test),
-        "final_loss": history.loss[-1] if history.loss else None,
-    }
-    run["metrics"] = metrics
-    if rank == 0:
-        write_atomic(run_file, lambda f: f.write(json.dumps(run, indent=2).encode()))
-        write_atomic(args.out / HISTORY, lambda f: f.write(json.dumps(asdict(history)).encode()))
-    say(
-        f"train accuracy {metrics['train_accuracy']:.3f}  test accuracy {metrics['test_accuracy']:.3f}"
-        f"  -> {args.out / CHECKPOINT}"
-    )
-    return 0
+        metrics = {
+            "train_accuracy": evaluate(model, data.train),
+            "test_accuracy": evaluate(model, data.test),
+            "final_loss": history.loss[-1] if history.loss else None,
+        }
+        run["metrics"] = metrics
+        if rank == 0:
+            write_atomic(run_file, lambda f: f.write(json.dumps(run, indent=2).encode()))
+            write_atomic(args.out / HISTORY, lambda f: f.write(json.dumps(asdict(history)).encode()))
+        say(
+            f"train accuracy {metrics['train_accuracy']:.3f}  test accuracy {metrics['test_accuracy']:.3f}"
+            f"  -> {args.out / CHECKPOINT}"
+        )
+        return 0
+
+
+def _check_out(args: argparse.Namespace, run: dict, config: ViTConfig, settings) -> dict | None:
+    """Refuse a folder that holds another run (or, with --resume, a run or checkpoint this command
+    cannot continue); return the checkpoint to resume from (None: start at step 0)."""
+    run_file = args.out / RUN
+    if run_file.exists() and not args.resume:
+        raise ValueError(f"{args.out} already holds a run; pass --resume to continue it, or another --out")
+    if args.resume and run_file.exists() and (args.out / CHECKPOINT).exists():
+        before = read_run(args.out)
+        diff = [k for k in run if k != "config" and before.get(k) != run[k]]
+        if diff:
+            raise ValueError(f"cannot resume {args.out}: {', '.join(diff)} differ from the saved run")
+    return resumable(args.out / CHECKPOINT, config, settings) if args.resume else None
+
+
+@contextlib.contextmanager
+def _lock_out(out: Path, rank: int, world: int) -> Iterator[None]:
+    """Hold the lock of the run folder `out` (process 0 holds it for all under torchrun)."""
+    with contextlib.ExitStack() as stack:
+        problem = None
+        if rank == 0:
+            try:
+                stack.enter_context(run_lock(out, name="--out"))
+            except ValueError as err:
+                problem = str(err)
+        if world > 1:  # every process has checked the folder, and learns whether it may write to it
+            box = [problem]
+            torch.distributed.broadcast_object_list(box, src=0)
+            problem = box[0]
+        if problem:
+            raise ValueError(problem)
+        yield
 
 
 def _check_memory(
@@ -472,6 +512,7 @@ def _as_flag(message: str, args: argparse.Namespace) -> str:
     """A message that starts `batch_size=0 ...` (the Python name) as `--batch-size=0 ...` where the
     command has that option, so the line names what the user typed."""
     message = message.replace("pass download=True", "leave out --no-download")
+    message = message.replace("continue with resume=True", "continue with the same command and --resume")
     match = re.match(r"([a-z_]+)=", message)
     if match and match.group(1) in vars(args):
         return "--" + match.group(1).replace("_", "-") + message[len(match.group(1)) :]
@@ -483,12 +524,12 @@ def main(argv: list[str] | None = None) -> int:
     command = {"train": cmd_train, "eval": cmd_eval, "encodings": cmd_encodings}[args.command]
     try:
         return command(args)
-    except (ValueError, FileNotFoundError, DatasetUnavailable, TrainingDiverged) as err:
+    except (ValueError, FileNotFoundError, DatasetUnavailable, TrainingDiverged, SaveFailed) as err:
         print(f"minivit: error: {_as_flag(str(err), args)}", file=sys.stderr)
         return 2
-    except Interrupted as stop:  # a first Ctrl-C: the step finished and was saved
+    except Interrupted as stop:  # a first Ctrl-C or SIGTERM: the step finished and was saved
         print(f"minivit: {stop}; continue with the same command and --resume", file=sys.stderr)
-        return 130
+        return 130 if stop.by == "Ctrl-C" else 143  # 128 + the signal's number, as a shell reports it
     except KeyboardInterrupt:  # a second Ctrl-C, or one before training began or after it ended
         print(f"\nminivit: {_interrupted(args)}", file=sys.stderr)
         return 130

@@ -384,15 +384,103 @@ def test_eval_names_a_bad_checkpoint(trained_run, tmp_path, capsys, spoil, says)
     assert_one_line(code, err, says)
 
 
-@pytest.mark.parametrize(
-    "spoil", [c[1] for c in CHECKPOINT_CASES[:3]], ids=[c[0] for c in CHECKPOINT_CASES[:3]]
-)
-def test_resume_names_a_bad_checkpoint(trained_run, tmp_path, capsys, spoil):
+def edit(change):
+    """A spoiler that loads the checkpoint, lets `change` edit its state, and saves it back."""
+
+    def spoil(path):
+        state = torch.load(path, weights_only=True)
+        change(state)
+        torch.save(state, path)
+
+    return spoil
+
+
+def _set(key, value):
+    return lambda state: state.__setitem__(key, value)
+
+
+# (id, what to do to the checkpoint of a trained run, what `--resume` must say): a damaged file or
+# one of another run, each named, before anything is trained or written
+RESUME_CASES = [
+    *CHECKPOINT_CASES[:4],
+    ("foreign-dict", foreign, r"cannot resume .*: it holds no cursor, history, .*\(weights only\?\)"),
+    ("foreign-tensor", lambda path: torch.save(torch.zeros(3), path), r"\(format None, other format"),
+    ("weights-only", edit(lambda s: s.pop("optimizer")), r"cannot resume .*: it holds no optimizer"),
+    ("config-damaged", edit(_set("config", {"width": 3})), r"holds a config this version .* cannot read"),
+    ("settings-damaged", edit(_set("settings", {"speed": 3})), r"cannot resume .*: its settings are damaged"),
+    (
+        "weight-nan",
+        edit(lambda s: s["model"]["head.weight"].fill_(math.nan)),
+        r"its weight head.weight holds NaN or inf values: the file is damaged",
+    ),
+    (
+        "weight-shape",
+        edit(lambda s: s["model"].__setitem__("head.bias", torch.zeros(7))),
+        r"its weight head.bias is \(7,\), the model's is \(4,\): another model's, or a damaged file",
+    ),
+    (
+        "weight-missing",
+        edit(lambda s: s["model"].pop("norm.weight")),
+        r"its weights are of another model \(first difference: norm.weight\)",
+    ),
+    (
+        "order-of-another-set",
+        edit(_set("order", torch.randperm(128))),
+        r"it was trained on 128 examples, this run has 64 \(another --train-size, or an edited run.json\?\)",
+    ),
+    ("order-damaged", edit(_set("order", torch.zeros(64).long())), r"its batch order is damaged"),
+    ("step-damaged", edit(_set("step", -1)), r"its step \(-1\) or batch position \(\d+\) is damaged"),
+    ("history-damaged", edit(lambda s: s["history"]["loss"].pop()), r"history does not match its step 2"),
+    ("rng-damaged", edit(lambda s: s["rng"].__setitem__("torch", torch.zeros(3))), r"random state \(torch\)"),
+    (
+        "optimizer-of-another-model",
+        edit(lambda s: s["optimizer"]["param_groups"][0]["params"].pop()),
+        r"its optimizer state is of another model or optimizer",
+    ),
+    (
+        "optimizer-damaged",
+        edit(lambda s: s["optimizer"]["state"][0].__setitem__("exp_avg", torch.zeros(5))),
+        r"its optimizer state is damaged or of another model",
+    ),
+]
+
+
+def files(folder):
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+@pytest.mark.parametrize(("spoil", "says"), [c[1:] for c in RESUME_CASES], ids=[c[0] for c in RESUME_CASES])
+def test_resume_names_a_damaged_or_foreign_checkpoint_and_changes_nothing(
+    trained_run, tmp_path, capsys, spoil, says
+):
     run = copy_run(trained_run, tmp_path)
     spoil(run / CHECKPOINT)
+    before = files(run)
     argv = [*BASE, "--steps", "2", "--dim", "16", "--batch-size", "16", "--out", str(run), "--resume"]
-    code, err = run_cli(argv, capsys)
-    assert_one_line(code, err, r"cannot be read as a checkpoint")
+    assert_one_line(*run_cli(argv, capsys), says)
+    assert files(run) == before, "a refused resume must leave the run folder as it was"
+
+
+def test_resume_after_run_json_was_edited_to_another_training_set_is_refused(trained_run, tmp_path, capsys):
+    run = copy_run(trained_run, tmp_path)
+    saved = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**saved, "train_size": 128}))
+    before = files(run)
+    argv = [*BASE, "--train-size", "128", "--steps", "2", "--dim", "16", "--batch-size", "16"]
+    code, err = run_cli([*argv, "--out", str(run), "--resume"], capsys)
+    assert_one_line(code, err, r"it was trained on 64 examples, this run has 128 .*an edited run.json")
+    assert files(run) == before
+
+
+def test_a_resume_given_a_bad_checkpoint_in_the_api_names_it(trained_run, tmp_path):
+    run = copy_run(trained_run, tmp_path)
+    edit(lambda s: s["model"]["head.weight"].fill_(math.inf))(run / CHECKPOINT)
+    before = files(run)
+    model = ViT(ViTConfig.from_dict(load_checkpoint(run)["config"]))
+    data = load_task("relation", train_size=64, test_size=16).train
+    with pytest.raises(ValueError, match=r"its weight head.weight holds NaN or inf values"):
+        fit(model, data, steps=2, batch_size=16, lr=3e-3, out=run, resume=True, progress=False)
+    assert files(run) == before
 
 
 @pytest.mark.parametrize(
