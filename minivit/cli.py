@@ -16,7 +16,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -438,11 +438,39 @@ def read_run(folder: Path) -> dict:
     try:
         run = json.loads(run_file.read_text())
     except (ValueError, UnicodeDecodeError) as err:
-        raise ValueError(f"{run_file} is not valid JSON ({err}); train the run again") from None
+        raise ValueError(
+            f"{run_file} is not valid JSON ({err}): edited or damaged; restore it, or train the run again"
+        ) from None
     missing = [k for k in RUN_KEYS if k not in run] if isinstance(run, dict) else list(RUN_KEYS)
     if missing:
         raise ValueError(f"{run_file} lacks {missing}: not written by this version of minivit; train again")
+    wanted = {
+        "task": (lambda v: v in TASK_NAMES, "one of the tasks"),
+        "train_size": (_whole(1), "a whole number >= 1"),
+        "test_size": (_whole(1), "a whole number >= 1"),
+        "seed": (_whole(0), "a whole number >= 0"),
+        "data_root": (lambda v: isinstance(v, str), "a folder's path"),
+        "config": (_is_config, "a model config (ViTConfig.to_dict())"),
+    }
+    for key, (fits, what) in wanted.items():
+        if key in run and not fits(run[key]):
+            raise ValueError(
+                f"{run_file}: {key}={run[key]!r} is not {what}: the file was edited or damaged; restore "
+                "it, or train the run again"
+            )
     return run
+
+
+def _whole(least: int) -> Callable[[object], bool]:
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= least
+
+
+def _is_config(value: object) -> bool:
+    try:
+        ViTConfig.from_dict(value)
+    except (ValueError, TypeError, AttributeError):
+        return False
+    return True
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -452,6 +480,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.device:
         model.to(args.device)
     config = ViTConfig.from_dict(run["config"])
+    diff = config.differences(model.config)
+    if diff:
+        key, (said, saved) = next(iter(diff.items()))
+        raise ValueError(
+            f"{args.run / RUN} says {key}={said!r}, but its checkpoint was trained with {key}={saved!r}: "
+            f"{RUN} was edited; restore it, or train the run again"
+        )
     data = load_task(
         run["task"],
         image_size=config.image_size[0],

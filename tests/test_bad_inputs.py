@@ -483,14 +483,43 @@ def test_a_resume_given_a_bad_checkpoint_in_the_api_names_it(trained_run, tmp_pa
     assert files(run) == before
 
 
+def edit_run(run, **changes):
+    """Edit the run's run.json as a learner might: each key's value through its function."""
+    saved = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**saved, **{k: f(saved[k]) for k, f in changes.items()}}))
+
+
 @pytest.mark.parametrize(
     ("spoil", "says"),
     [
         (lambda run: (run / "run.json").write_text("{not json"), r"run.json is not valid JSON"),
         (lambda run: (run / "run.json").write_text(json.dumps({"task": "relation"})), r"lacks \['config'"),
         (lambda run: (run / "run.json").unlink(), r"is not a run folder \(no run.json\)"),
+        (
+            lambda run: edit_run(run, config=lambda c: {**c, "patch_size": 8}),
+            r"run.json says patch_size=8, but its checkpoint was trained with patch_size=4: run.json was "
+            r"edited; restore it",
+        ),
+        (
+            lambda run: edit_run(run, config=lambda c: "tiny"),
+            r"run.json: config='tiny' is not a model config .*: the file was edited or damaged",
+        ),
+        (lambda run: edit_run(run, data_root=lambda r: 5), r"data_root=5 is not a folder's path"),
+        (lambda run: edit_run(run, test_size=lambda n: "16"), r"test_size='16' is not a whole number >= 1"),
+        (lambda run: edit_run(run, task=lambda t: "imagenet"), r"task='imagenet' is not one of the tasks"),
+        (lambda run: (run / "run.json").write_text("[1, 2]"), r"lacks \['task'"),
     ],
-    ids=["run-json-corrupt", "run-json-old", "run-json-missing"],
+    ids=[
+        "run-json-corrupt",
+        "run-json-old",
+        "run-json-missing",
+        "run-json-config-edited",
+        "run-json-config-not-a-config",
+        "run-json-data-root-number",
+        "run-json-test-size-text",
+        "run-json-task-unknown",
+        "run-json-a-list",
+    ],
 )
 def test_eval_names_a_bad_run_file(trained_run, tmp_path, capsys, spoil, says):
     run = copy_run(trained_run, tmp_path)
