@@ -95,6 +95,19 @@ class ViT(nn.Module):
     def tokens(self, images: Tensor, *, need_weights: bool = False) -> tuple[Tensor, Grid, list[Tensor]]:
         """Final normalised tokens [B, P+N, D], the grid, and each block's attention [B, H, P+N, P+N]
         (an empty list unless `need_weights`)."""
+        if not isinstance(images, Tensor) or images.dim() != 4:
+            got = f"shape {tuple(images.shape)}" if isinstance(images, Tensor) else type(images).__name__
+            fix = (
+                "add a batch axis with images[None]"
+                if getattr(images, "ndim", 0) == 3
+                else "pass [B, C, H, W]"
+            )
+            raise ValueError(f"images must be a tensor [B, C, H, W], got {got}; {fix}")
+        if images.dtype != self.patch_embed.proj.weight.dtype:
+            raise ValueError(
+                f"images are {images.dtype}, the model's weights {self.patch_embed.proj.weight.dtype}; "
+                f"pass images.to({self.patch_embed.proj.weight.dtype}) (e.g. pixels in [0, 1])"
+            )
         if images.shape[1] != self.config.in_channels:
             raise ValueError(
                 f"images have {images.shape[1]} channels but the model expects "

@@ -58,7 +58,7 @@ from minivit.checkpoint import (
     write_atomic,
 )
 from minivit.checks import check_choice, check_folder, check_number, check_whole
-from minivit.config import grid_of
+from minivit.datachecks import check_task, check_train_set, is_regression
 from minivit.devices import (
     PRECISIONS,
     autocast_dtype,
@@ -239,104 +239,6 @@ def check_fit_options(
         augmented,
         schedule,
     )
-
-
-def is_regression(data: TensorDataset) -> bool:
-    """Whether `data` is a masked-token regression set, TensorDataset(inputs, targets, masked) with
-    float targets [B, N] (as `minivit.data.network_task` makes), rather than (images, labels)."""
-    tensors = getattr(data, "tensors", ())
-    return len(tensors) >= 3 and tensors[1].is_floating_point()
-
-
-def check_train_set(train: TensorDataset, num_classes: int | None = None, name: str = "train") -> None:
-    """Raise a ValueError unless `train` holds finite float images [B, C, H, W] and labels in
-    [0, num_classes), or (a masked-token regression) finite float targets [B, N] and a bool mask
-    [B, N] with at least one masked token per example; `name` is the argument's name in the message
-    (e.g. "eval_data")."""
-    whose = "the training" if name == "train" else f"{name}:"
-    tensors = getattr(train, "tensors", None)
-    if not tensors or len(tensors) < 2:
-        raise ValueError(
-            f"{'the training data' if name == 'train' else name} must be a TensorDataset(images, labels)"
-        )
-    images, labels = tensors[:2]
-    if len(images) == 0:
-        raise ValueError(f"{whose} set is empty; pass at least one example")
-    if images.dim() != 4:
-        raise ValueError(f"{whose} images must be [B, C, H, W], got shape {tuple(images.shape)}")
-    if not images.is_floating_point() or not torch.isfinite(images).all():
-        bad = "not floating point" if not images.is_floating_point() else "NaN or inf values"
-        raise ValueError(
-            f"{whose} images hold {bad} ({images.dtype}); pass finite float images, e.g. in [0, 1]"
-        )
-    if is_regression(train):
-        _check_regression(images, labels, tensors[2], whose)
-        return
-    if labels.dtype.is_floating_point or labels.dim() != 1:
-        raise ValueError(
-            f"{whose} labels must be whole class numbers [B], got {labels.dtype} {tuple(labels.shape)} "
-            "(for a regression on masked tokens pass TensorDataset(inputs, targets [B, N], masked [B, N]))"
-        )
-    low, high = int(labels.min()), int(labels.max())
-    if low < 0 or (num_classes and high >= num_classes):
-        raise ValueError(
-            f"{whose} labels run from {low} to {high}, but the model has num_classes={num_classes}; "
-            f"labels must lie in 0..{(num_classes or high + 1) - 1} (set num_classes in ViTConfig)"
-        )
-
-
-def _check_regression(images: Tensor, targets: Tensor, masked: Tensor, whose: str) -> None:
-    if targets.dim() != 2 or len(targets) != len(images):
-        raise ValueError(
-            f"{whose} targets must be [B, N] (one number per token, B = {len(images)} examples), "
-            f"got {tuple(targets.shape)}"
-        )
-    if not torch.isfinite(targets).all():
-        raise ValueError(f"{whose} targets hold NaN or inf values; pass finite targets")
-    if masked.dtype != torch.bool or masked.shape != targets.shape:
-        raise ValueError(
-            f"{whose} mask must be bool [B, N] like the targets {tuple(targets.shape)}, "
-            f"got {masked.dtype} {tuple(masked.shape)}"
-        )
-    empty = int((~masked.any(1)).sum())
-    if empty:
-        raise ValueError(
-            f"{whose} set has {empty} example(s) with no masked token, so nothing to score; "
-            "mask at least one token in every example"
-        )
-
-
-def check_task(model: nn.Module, data: TensorDataset, name: str = "train") -> None:
-    """Raise a ValueError if a minivit model cannot be trained on `data`: a masked-token regression
-    needs pool "tokens", num_classes 1 and one target per patch token; a classifier, a pooled
-    model (a model without a ViTConfig is not checked)."""
-    config = getattr(model, "config", None)
-    pool = getattr(config, "pool", None)
-    if pool is None:
-        return
-    if not is_regression(data):
-        if pool == "tokens":
-            raise ValueError(
-                f"{name} holds class labels, but the model has pool='tokens' (one output per token); "
-                "pool the tokens (pool='mean', 'cls' or 'last') to classify images, or pass "
-                "TensorDataset(inputs, targets [B, N], masked [B, N]) for a masked-token regression"
-            )
-        return
-    targets = data.tensors[1]
-    if pool != "tokens" or config.num_classes != 1:
-        raise ValueError(
-            f"{name} is a masked-token regression (targets [B, N]), but the model has pool={pool!r} and "
-            f"num_classes={config.num_classes}; build it with pool='tokens' and num_classes=1"
-        )
-    if targets.dim() != 2 or data.tensors[0].dim() != 4:
-        return  # check_train_set names the shapes
-    tokens = targets.shape[1]
-    gh, gw = grid_of(tuple(data.tensors[0].shape[-2:]), config.patch_size)
-    if gh * gw != tokens:
-        raise ValueError(
-            f"{name} has {tokens} targets per example, but its inputs make {gh}x{gw} = {gh * gw} tokens "
-            f"at patch size {config.patch_size}; give one target per token"
-        )
 
 
 def fit(

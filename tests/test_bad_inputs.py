@@ -20,7 +20,7 @@ from minivit.checks import boundary_cases
 from minivit.cli import main
 from minivit.data import load_task
 from minivit.data.lst import generate, parse_puzzles
-from minivit.evaluate import evaluate_resolutions
+from minivit.evaluate import evaluate, evaluate_resolutions
 from minivit.posenc import resample
 from minivit.train import CHECKPOINT, TrainingDiverged, fit, load_checkpoint
 
@@ -666,6 +666,87 @@ API_CASES = [
         "fit-float-labels",
         lambda: fit(small_model(), TensorDataset(torch.rand(4, 3, 24, 24), torch.rand(4)), steps=1),
         r"labels must be whole class numbers",
+    ),
+    # wrong shapes, dtypes, empty or NaN data: named before a step (and before out= is written)
+    (
+        "fit-int32-labels",
+        lambda: fit(small_model(), TensorDataset(torch.rand(4, 3, 24, 24), torch.zeros(4).int())),
+        r"the training labels are torch.int32; pass class numbers as torch.long \(labels.long\(\)\)",
+    ),
+    (
+        "fit-bool-labels",
+        lambda: fit(small_model(), TensorDataset(torch.rand(4, 3, 24, 24), torch.zeros(4).bool())),
+        r"the training labels are torch.bool; pass class numbers as torch.long",
+    ),
+    (
+        "fit-double-images",
+        lambda: fit(
+            small_model(),
+            TensorDataset(*(t.double() if t.is_floating_point() else t for t in small_data().tensors)),
+            out="run",
+        ),
+        r"the training images are torch.float64, the model's weights torch.float32; .*\(torch.float32\)",
+    ),
+    (
+        "fit-one-channel",
+        lambda: fit(small_model(), TensorDataset(torch.rand(4, 1, 24, 24), torch.zeros(4).long()), out="run"),
+        r"the training images have 1 channels, but the model expects 3; pass \[B, 3, H, W\] or build",
+    ),
+    (
+        "fit-images-not-divisible",
+        lambda: fit(small_model(), TensorDataset(torch.rand(4, 3, 30, 30), torch.zeros(4).long()), out="run"),
+        r"image height 30 is not divisible by patch size 4; use a multiple of 4 \(e.g. 28 or 32\)",
+    ),
+    (
+        "fit-images-smaller-than-a-patch",
+        lambda: fit(small_model(), TensorDataset(torch.rand(4, 3, 2, 2), torch.zeros(4).long())),
+        r"image height 2 is not divisible by patch size 4; use a multiple of 4 \(e.g. 4\) or",
+    ),
+    ("fit-not-a-model", lambda: fit("vit", small_data()), r"model='vit' is not a torch module"),
+    (
+        "fit-resume-without-out",
+        lambda: fit(small_model(), small_data(), resume=True),
+        r"resume=True .* pass out=",
+    ),
+    (
+        "fit-eval-data-empty",
+        lambda: fit(small_model(), small_data(), eval_data=small_data(n=0)),
+        r"eval_data: set is empty",
+    ),
+    (
+        "evaluate-empty",
+        lambda: evaluate(small_model(), small_data(n=0)),
+        r"data: set is empty; pass at least one",
+    ),
+    (
+        "evaluate-nan",
+        lambda: evaluate(
+            small_model(), TensorDataset(torch.full((4, 3, 24, 24), math.nan), torch.zeros(4).long())
+        ),
+        r"data: images hold NaN or inf values",
+    ),
+    (
+        "evaluate-tuple",
+        lambda: evaluate(small_model(), (torch.rand(2, 3, 24, 24), torch.zeros(2).long())),
+        r"data must be a TensorDataset\(images, labels\)",
+    ),
+    (
+        "evaluate-double",
+        lambda: evaluate(
+            small_model(), TensorDataset(torch.rand(2, 3, 24, 24).double(), torch.zeros(2).long())
+        ),
+        r"data: images are torch.float64, the model's weights torch.float32",
+    ),
+    (
+        "forward-no-batch-axis",
+        lambda: small_model()(torch.rand(3, 24, 24)),
+        r"images must be a tensor \[B, C, H, W\], got shape \(3, 24, 24\); add a batch axis with images",
+    ),
+    ("forward-list", lambda: small_model()([[0.5]]), r"images must be a tensor \[B, C, H, W\], got list"),
+    (
+        "forward-bytes",
+        lambda: small_model()(torch.zeros(2, 3, 24, 24, dtype=torch.uint8)),
+        r"images are torch.uint8, the model's weights torch.float32; pass images.to\(torch.float32\)",
     ),
     (
         "data-root-a-file",  # --data-root or MINIVIT_DATA naming a file
