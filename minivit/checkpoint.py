@@ -20,6 +20,7 @@ import torch
 from torch import nn
 
 from minivit.config import ViTConfig
+from minivit.runsafety import save_failed
 
 CHECKPOINT = "checkpoint.pt"
 CHECKPOINT_FORMAT = 1  # raise when what a checkpoint holds changes; older files then get a clear error
@@ -28,11 +29,12 @@ RESUME_KEYS = ("optimizer", "settings", "step", "cursor", "order", "rng", "histo
 
 def write_atomic(path: str | Path, write: Callable[[BinaryIO], object]) -> None:
     """Write a file through a temporary file in the same folder and a rename, so a crash or a kill
-    mid-write leaves the previous file intact, never half of a new one."""
+    mid-write leaves the previous file intact, never half of a new one. A write that fails (a full
+    disk) raises SaveFailed, with the temporary file removed and the previous file intact."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as f:
             write(f)
             f.flush()
@@ -40,6 +42,8 @@ def write_atomic(path: str | Path, write: Callable[[BinaryIO], object]) -> None:
         os.replace(tmp, path)
         for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by runs killed mid-write
             stale.unlink(missing_ok=True)
+    except OSError as err:
+        raise save_failed(path, err) from None
     finally:
         tmp.unlink(missing_ok=True)
 
@@ -108,7 +112,14 @@ def check_config(path: Path, state: dict[str, Any], config: ViTConfig | None) ->
     was trained with a config other than `config` (None: nothing to compare)."""
     if config is None or state.get("config") is None:
         return
-    diff = ViTConfig.from_dict(state["config"]).differences(config)
+    try:
+        saved = ViTConfig.from_dict(state["config"])
+    except (ValueError, TypeError, AttributeError) as err:
+        raise ValueError(
+            f"checkpoint {path} holds a config this version of minivit cannot read ({err}); "
+            "train again, or load it with the minivit version that wrote it"
+        ) from None
+    diff = saved.differences(config)
     if diff:
         fields = "; ".join(f"{k}: checkpoint {a!r}, model {b!r}" for k, (a, b) in diff.items())
         raise ValueError(
@@ -145,7 +156,10 @@ def resumable(path: Path, config: ViTConfig | None, settings: Any) -> dict[str, 
             f"cannot resume {path}: it holds no {', '.join(lacking)} (weights only?); use a new --out"
         )
     check_config(path, state, config)
-    saved, now = asdict(type(settings)(**state["settings"])), asdict(settings)
+    try:
+        saved, now = asdict(type(settings)(**state["settings"])), asdict(settings)
+    except TypeError:  # not a dict of the settings' fields
+        raise ValueError(f"cannot resume {path}: its settings are damaged; use a new --out") from None
     if saved != now:
         diff = ", ".join(f"{k}: {v!r} then, {now[k]!r} now" for k, v in saved.items() if now[k] != v)
         raise ValueError(
@@ -153,6 +167,86 @@ def resumable(path: Path, config: ViTConfig | None, settings: Any) -> dict[str, 
             "pass the same settings, or a new --out folder"
         )
     return state
+
+
+def check_resumable(
+    path: Path,
+    state: dict[str, Any],
+    model: nn.Module,
+    examples: int,
+    optimizer: torch.optim.Optimizer | None = None,
+) -> None:
+    """Raise a ValueError that says what is wrong, before anything is restored, unless `state` (read
+    from `path` by `resumable`) can continue training `model` (and `optimizer`) on a training set of
+    `examples`: weights of this model's shapes and finite, the batch order of a set of this size,
+    a step, history and random states in place. A damaged or foreign checkpoint, or a run.json
+    edited to another training set, is refused here rather than trained on."""
+    why = f"cannot resume {path}:"
+    mine, theirs = model.state_dict(), state["model"]
+    if not isinstance(theirs, dict) or set(theirs) != set(mine):
+        other = sorted(set(theirs) ^ set(mine)) if isinstance(theirs, dict) else ["its model entry"]
+        raise ValueError(
+            f"{why} its weights are of another model (first difference: {other[0]}); use a new --out"
+        )
+    for name, value in theirs.items():
+        if not isinstance(value, torch.Tensor) or value.shape != mine[name].shape:
+            got = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
+            raise ValueError(
+                f"{why} its weight {name} is {got}, the model's is {tuple(mine[name].shape)}: another "
+                "model's, or a damaged file; use a new --out"
+            )
+        if value.is_floating_point() and not torch.isfinite(value).all():
+            raise ValueError(
+                f"{why} its weight {name} holds NaN or inf values: the file is damaged; resume from a copy "
+                "of the run made before, or start again in a new --out"
+            )
+    order, cursor, step = state["order"], state["cursor"], state["step"]
+    if not isinstance(order, torch.Tensor) or order.dim() != 1 or len(order) != examples:
+        size = len(order) if isinstance(order, torch.Tensor) and order.dim() == 1 else "an unknown number of"
+        raise ValueError(
+            f"{why} it was trained on {size} examples, this run has {examples} (another --train-size, or "
+            "an edited run.json?); pass the run's own options, or a new --out"
+        )
+    if order.dtype != torch.long or not torch.equal(order.sort().values, torch.arange(examples)):
+        raise ValueError(
+            f"{why} its batch order is damaged (not a shuffle of the training set); use a new --out"
+        )
+    history = state["history"]
+    losses = history.get("loss") if isinstance(history, dict) else None
+    if not (isinstance(cursor, int) and 0 <= cursor <= examples and isinstance(step, int) and step >= 0):
+        raise ValueError(
+            f"{why} its step ({step!r}) or batch position ({cursor!r}) is damaged; use a new --out"
+        )
+    if not isinstance(losses, list) or len(losses) != step:
+        raise ValueError(
+            f"{why} its history does not match its step {step}: the file is damaged; use a new --out"
+        )
+    rng = state["rng"]
+    fresh = torch.Generator().get_state()
+    for key in ("batches", "torch"):
+        value = rng.get(key) if isinstance(rng, dict) else None
+        if not isinstance(value, torch.Tensor) or value.dtype != fresh.dtype or value.shape != fresh.shape:
+            raise ValueError(f"{why} its random state ({key}) is damaged; use a new --out")
+    if optimizer is not None:
+        _check_optimizer(why, state["optimizer"], optimizer)
+
+
+def _check_optimizer(why: str, saved: Any, optimizer: torch.optim.Optimizer) -> None:
+    groups = saved.get("param_groups") if isinstance(saved, dict) else None
+    if not isinstance(groups, list) or [len(g.get("params", ())) for g in groups] != [
+        len(g["params"]) for g in optimizer.param_groups
+    ]:
+        raise ValueError(f"{why} its optimizer state is of another model or optimizer; use a new --out")
+    index = {i: p for g, mine in zip(groups, optimizer.param_groups, strict=True)
+             for i, p in zip(g["params"], mine["params"], strict=True)}  # fmt: skip
+    state = saved.get("state", {})
+    for i, moments in state.items() if isinstance(state, dict) else [(None, None)]:
+        tensors = moments.values() if isinstance(moments, dict) else [None]
+        if i not in index or any(
+            t is not None and (not isinstance(t, torch.Tensor) or 0 < t.dim() and t.shape != index[i].shape)
+            for t in tensors
+        ):
+            raise ValueError(f"{why} its optimizer state is damaged or of another model; use a new --out")
 
 
 def training_state(

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import inspect
 import math
+import os
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, Union
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "boundary_cases",
     "check_choice",
     "check_declared",
+    "check_folder",
     "check_number",
     "check_whole",
     "declared",
@@ -79,6 +82,21 @@ def check_choice(name: str, value: Any, choices: Iterable[Any]) -> None:
     choices = tuple(choices)
     if isinstance(value, bool) or not any(value == c and type(value) is type(c) for c in choices):
         raise ValueError(f"unknown {name} {value!r}; known: {', '.join(map(str, choices))}")
+
+
+def check_folder(name: str, value: Any, example: str = "runs/first") -> Path:
+    """`value` as a Path, or a ValueError naming `name` if it is not a path (a str or os.PathLike) or
+    names no folder: an empty or blank path, which would mean the working folder."""
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str):
+        raise ValueError(f"{name}={value!r} is not a folder's path; pass text such as {name}={example!r}")
+    if not value.strip():
+        raise ValueError(
+            f"{name}={value!r} names no folder (an empty path means the working folder); "
+            f"name a run folder, e.g. {name}={example!r}"
+        )
+    return Path(value)
 
 
 # Ranges an option may declare (the `Annotated` metadata of a constructor argument).

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
+import os
 import re
 import sys
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -21,7 +24,15 @@ import torch
 
 from minivit import memory, posenc
 from minivit.augment import RECIPES, Augment
-from minivit.checkpoint import CHECKPOINT, check_writable, kept, load_model, resumable, write_atomic
+from minivit.checkpoint import (
+    CHECKPOINT,
+    check_resumable,
+    check_writable,
+    kept,
+    load_model,
+    resumable,
+    write_atomic,
+)
 from minivit.checks import check_whole
 from minivit.config import POOLS, PRESETS, ViTConfig
 from minivit.data import DatasetUnavailable, load_task, task_shape
@@ -37,11 +48,14 @@ from minivit.devices import (
     pick_device,
 )
 from minivit.evaluate import evaluate, evaluate_resolutions
+from minivit.model import ViT, count_parameters, encoding_of
+from minivit.runsafety import SaveFailed, run_lock
 from minivit.train import (
     OPTIMIZERS,
     SCHEDULES,
     Interrupted,
     TrainingDiverged,
+    _optimizer,
     check_fit_options,
     check_train_set,
     fit,
@@ -61,6 +75,16 @@ def _option(text: str) -> tuple[str, object]:
         return key, ast.literal_eval(value)
     except (ValueError, SyntaxError):
         return key, value
+
+
+def _folder(text: str) -> Path:
+    """A run folder's path; an empty or blank one (the working folder) is refused."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} names no folder (an empty path means the working folder); name a run folder, "
+            "e.g. runs/first"
+        )
+    return Path(text)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -165,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's choice)")
     t.add_argument("--data-root", default="data", help="where MNIST / CIFAR-10 are (or are downloaded)")
     t.add_argument("--no-download", action="store_true", help="never try to download a dataset")
-    t.add_argument("--out", required=True, type=Path, help="run folder: checkpoint, config, metrics")
+    t.add_argument("--out", required=True, type=_folder, help="run folder: checkpoint, config, metrics")
     t.add_argument("--checkpoint-every", type=int, help="steps between checkpoints (default: 10 per run)")
     t.add_argument(
         "--resume",
@@ -176,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--quiet", action="store_true", help="no progress bar")
 
     e = sub.add_parser("eval", help="accuracy of a trained run, at its resolution or several")
-    e.add_argument("run", type=Path, help="a run folder written by `minivit train`")
+    e.add_argument("run", type=_folder, help="a run folder written by `minivit train`")
     e.add_argument(
         "--resolutions",
         type=int,
@@ -192,7 +216,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_train(args: argparse.Namespace) -> int:
     if args.threads is not None:
-        check_whole("--threads", args.threads, 1)
+        cores = os.cpu_count() or 1  # more threads than cores only wait for each other
+        check_whole("--threads", args.threads, 1, cores)
         torch.set_num_threads(args.threads)
     rank, world, device = init_distributed(args.device)  # (0, 1, None) outside torchrun
     try:
@@ -252,10 +277,12 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
         position_options=dict(args.option),
         **changes,
     )
-    meta = _meta_model(config)  # the encoding's own checks (head width and the like), nothing allocated
     batch = min(args.batch_size, shape.train_examples) // world  # a batch never holds more than the set
     evaluation = min(memory.EVAL_BATCH, max(shape.train_examples, args.test_size))
-    _check_memory(config, meta, shape.data_bytes, batch, evaluation, device, args.precision)
+    # the model is counted from its config, never built to be refused (100,000 blocks are refused at
+    # once); its encoding alone is built, on the meta device, for its own checks (head width and such)
+    _check_memory(config, shape.data_bytes, batch, evaluation, device, args.precision)
+    params = count_parameters(config, encoding_of(config))
     run = {
         "task": args.task,
         "train_size": args.train_size,
@@ -265,14 +292,7 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
         "config": config.to_dict(),
     }
     run_file = args.out / RUN
-    if run_file.exists() and not args.resume:
-        raise ValueError(f"{args.out} already holds a run; pass --resume to continue it, or another --out")
-    if args.resume and run_file.exists() and (args.out / CHECKPOINT).exists():
-        before = read_run(args.out)
-        diff = [k for k in run if k != "config" and before.get(k) != run[k]]
-        if diff:
-            raise ValueError(f"cannot resume {args.out}: {', '.join(diff)} differ from the saved run")
-    state = resumable(args.out / CHECKPOINT, config, settings) if args.resume else None
+    state = _check_out(args, run, config, settings)
     data = load_task(
         args.task,
         image_size=args.image_size,
@@ -283,89 +303,120 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
         download=not args.no_download,
     )
     check_train_set(data.train, config.num_classes)
-    check_writable(args.out, model_bytes=sum(p.numel() for p in meta.parameters()) * 4 * 4)
-    if world > 1:  # every process has checked the folder before the first one writes to it
-        torch.distributed.barrier()
-    from minivit.model import ViT
-
-    torch.manual_seed(args.seed)
-    model = ViT(config)
-    processes = f", {world} processes" if world > 1 else ""
-    say(f"{data}\n{args.position}: {sum(p.numel() for p in model.parameters()):,} parameters{processes}")
-    if args.resume:
-        say(
-            f"resuming from step {state['step']} of {args.steps}"
-            if state is not None
-            else f"no checkpoint in {args.out} yet: starting from step 0"
+    check_writable(args.out, model_bytes=params * 4 * 4)
+    with _lock_out(args.out, rank, world):  # no other run writes to the folder until this one ends
+        state = _check_out(args, run, config, settings)  # again: it may have changed before the lock
+        torch.manual_seed(args.seed)
+        model = ViT(config)
+        if state is not None:  # weights, optimizer, batch order and the rest, before run.json is written
+            check_resumable(args.out / CHECKPOINT, state, model, len(data.train), _optimizer(model, settings))
+        processes = f", {world} processes" if world > 1 else ""
+        say(f"{data}\n{args.position}: {sum(p.numel() for p in model.parameters()):,} parameters{processes}")
+        if args.resume:
+            say(
+                f"resuming from step {state['step']} of {args.steps}"
+                if state is not None
+                else f"no checkpoint in {args.out} yet: starting from step 0"
+            )
+        if rank == 0:
+            write_atomic(run_file, lambda f: f.write(json.dumps(run, indent=2).encode()))
+        history = fit(
+            model,
+            data.train,
+            steps=args.steps,
+            batch_size=args.batch_size,
+            lr=args.lr,
+            weight_decay=args.weight_decay,
+            warmup=args.warmup,
+            schedule=args.schedule,
+            label_smoothing=args.label_smoothing,
+            grad_clip=args.grad_clip or None,
+            optimizer=args.optimizer,
+            augment=augment,
+            precision=args.precision,
+            compile=args.compile,
+            seed=args.seed,
+            device=device,
+            progress=not args.quiet,
+            desc=args.position,
+            out=args.out,
+            checkpoint_every=args.checkpoint_every,
+            resume=args.resume,
         )
-    if rank == 0:
-        write_atomic(run_file, lambda f: f.write(json.dumps(run, indent=2).encode()))
-    history = fit(
-        model,
-        data.train,
-        steps=args.steps,
-        batch_size=args.batch_size,
-        lr=args.lr,
-        weight_decay=args.weight_decay,
-        warmup=args.warmup,
-        schedule=args.schedule,
-        label_smoothing=args.label_smoothing,
-        grad_clip=args.grad_clip or None,
-        optimizer=args.optimizer,
-        augment=augment,
-        precision=args.precision,
-        compile=args.compile,
-        seed=args.seed,
-        device=device,
-        progress=not args.quiet,
-        desc=args.position,
-        out=args.out,
-        checkpoint_every=args.checkpoint_every,
-        resume=args.resume,
-    )
-    metrics = {
-        "train_accuracy": evaluate(model, data.train),
-        "test_accuracy": evaluate(model, data.test),
-        "final_loss": history.loss[-1] if history.loss else None,
-    }
-    run["metrics"] = metrics
-    if rank == 0:
-        write_atomic(run_file, lambda f: f.write(json.dumps(run, indent=2).encode()))
-        write_atomic(args.out / HISTORY, lambda f: f.write(json.dumps(asdict(history)).encode()))
-    say(
-        f"train accuracy {metrics['train_accuracy']:.3f}  test accuracy {metrics['test_accuracy']:.3f}"
-        f"  -> {args.out / CHECKPOINT}"
-    )
-    return 0
+        metrics = {
+            "train_accuracy": evaluate(model, data.train),
+            "test_accuracy": evaluate(model, data.test),
+            "final_loss": history.loss[-1] if history.loss else None,
+        }
+        run["metrics"] = metrics
+        if rank == 0:
+            write_atomic(run_file, lambda f: f.write(json.dumps(run, indent=2).encode()))
+            write_atomic(args.out / HISTORY, lambda f: f.write(json.dumps(asdict(history)).encode()))
+        say(
+            f"train accuracy {metrics['train_accuracy']:.3f}  test accuracy {metrics['test_accuracy']:.3f}"
+            f"  -> {args.out / CHECKPOINT}"
+        )
+        return 0
 
 
-def _meta_model(config: ViTConfig) -> torch.nn.Module:
-    """The model on the meta device: its shapes and its encoding's checks, no memory."""
-    from minivit.model import ViT
+def _check_out(args: argparse.Namespace, run: dict, config: ViTConfig, settings) -> dict | None:
+    """Refuse a folder that holds another run (or, with --resume, a run or checkpoint this command
+    cannot continue); return the checkpoint to resume from (None: start at step 0)."""
+    run_file = args.out / RUN
+    if run_file.exists() and not args.resume:
+        raise ValueError(f"{args.out} already holds a run; pass --resume to continue it, or another --out")
+    if args.resume and run_file.exists() and (args.out / CHECKPOINT).exists():
+        before = read_run(args.out)
+        diff = [k for k in run if k != "config" and before.get(k) != run[k]]
+        if diff:
+            raise ValueError(f"cannot resume {args.out}: {', '.join(diff)} differ from the saved run")
+    return resumable(args.out / CHECKPOINT, config, settings) if args.resume else None
 
-    with torch.device("meta"):
-        return ViT(config)
+
+@contextlib.contextmanager
+def _lock_out(out: Path, rank: int, world: int) -> Iterator[None]:
+    """Hold the lock of the run folder `out` (process 0 holds it for all under torchrun)."""
+    with contextlib.ExitStack() as stack:
+        problem = None
+        if rank == 0:
+            try:
+                stack.enter_context(run_lock(out, name="--out"))
+            except ValueError as err:
+                problem = str(err)
+        if world > 1:  # every process has checked the folder, and learns whether it may write to it
+            box = [problem]
+            torch.distributed.broadcast_object_list(box, src=0)
+            problem = box[0]
+        if problem:
+            raise ValueError(problem)
+        yield
 
 
 def _check_memory(
     config: ViTConfig,
-    meta: torch.nn.Module,
     data_bytes: int,
     batch_size: int,
     evaluation_batch: int,
     device: torch.device,
     precision: str,
 ) -> None:
-    """Refuse a run whose data, model and step need more memory than this machine (or its GPU) has."""
-    est = memory.estimate(
-        config,
-        batch_size=batch_size,
-        model=meta,
-        autocast=autocast_dtype(device, precision) is not None,
-        device_type=device.type,
-        data_bytes=data_bytes,
-        evaluation_batch=evaluation_batch,
-    )
+    """Refuse a run whose data, model and step need more memory than this machine (or its GPU) has
+    (first without the encoding's parameters, so a run too large for its blocks alone is refused
+    before even its encoding is built)."""
+    for encoding in (False, True):
+        est = memory.estimate(
+            config,
+            batch_size=batch_size,
+            autocast=autocast_dtype(device, precision) is not None,
+            device_type=device.type,
+            data_bytes=data_bytes,
+            evaluation_batch=evaluation_batch,
+            encoding=encoding,
+        )
+        _check_estimate(est, data_bytes, batch_size, device)
+
+
+def _check_estimate(est: memory.Estimate, data_bytes: int, batch_size: int, device: torch.device) -> None:
     if device.type != "cuda":
         memory.check(est, host_memory(), where="this machine", names=FLAGS)
         return
@@ -387,11 +438,39 @@ def read_run(folder: Path) -> dict:
     try:
         run = json.loads(run_file.read_text())
     except (ValueError, UnicodeDecodeError) as err:
-        raise ValueError(f"{run_file} is not valid JSON ({err}); train the run again") from None
+        raise ValueError(
+            f"{run_file} is not valid JSON ({err}): edited or damaged; restore it, or train the run again"
+        ) from None
     missing = [k for k in RUN_KEYS if k not in run] if isinstance(run, dict) else list(RUN_KEYS)
     if missing:
         raise ValueError(f"{run_file} lacks {missing}: not written by this version of minivit; train again")
+    wanted = {
+        "task": (lambda v: v in TASK_NAMES, "one of the tasks"),
+        "train_size": (_whole(1), "a whole number >= 1"),
+        "test_size": (_whole(1), "a whole number >= 1"),
+        "seed": (_whole(0), "a whole number >= 0"),
+        "data_root": (lambda v: isinstance(v, str), "a folder's path"),
+        "config": (_is_config, "a model config (ViTConfig.to_dict())"),
+    }
+    for key, (fits, what) in wanted.items():
+        if key in run and not fits(run[key]):
+            raise ValueError(
+                f"{run_file}: {key}={run[key]!r} is not {what}: the file was edited or damaged; restore "
+                "it, or train the run again"
+            )
     return run
+
+
+def _whole(least: int) -> Callable[[object], bool]:
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= least
+
+
+def _is_config(value: object) -> bool:
+    try:
+        ViTConfig.from_dict(value)
+    except (ValueError, TypeError, AttributeError):
+        return False
+    return True
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -401,6 +480,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.device:
         model.to(args.device)
     config = ViTConfig.from_dict(run["config"])
+    diff = config.differences(model.config)
+    if diff:
+        key, (said, saved) = next(iter(diff.items()))
+        raise ValueError(
+            f"{args.run / RUN} says {key}={said!r}, but its checkpoint was trained with {key}={saved!r}: "
+            f"{RUN} was edited; restore it, or train the run again"
+        )
     data = load_task(
         run["task"],
         image_size=config.image_size[0],
@@ -461,6 +547,7 @@ def _as_flag(message: str, args: argparse.Namespace) -> str:
     """A message that starts `batch_size=0 ...` (the Python name) as `--batch-size=0 ...` where the
     command has that option, so the line names what the user typed."""
     message = message.replace("pass download=True", "leave out --no-download")
+    message = message.replace("continue with resume=True", "continue with the same command and --resume")
     match = re.match(r"([a-z_]+)=", message)
     if match and match.group(1) in vars(args):
         return "--" + match.group(1).replace("_", "-") + message[len(match.group(1)) :]
@@ -472,12 +559,12 @@ def main(argv: list[str] | None = None) -> int:
     command = {"train": cmd_train, "eval": cmd_eval, "encodings": cmd_encodings}[args.command]
     try:
         return command(args)
-    except (ValueError, FileNotFoundError, DatasetUnavailable, TrainingDiverged) as err:
+    except (ValueError, FileNotFoundError, DatasetUnavailable, TrainingDiverged, SaveFailed) as err:
         print(f"minivit: error: {_as_flag(str(err), args)}", file=sys.stderr)
         return 2
-    except Interrupted as stop:  # a first Ctrl-C: the step finished and was saved
+    except Interrupted as stop:  # a first Ctrl-C or SIGTERM: the step finished and was saved
         print(f"minivit: {stop}; continue with the same command and --resume", file=sys.stderr)
-        return 130
+        return 130 if stop.by == "Ctrl-C" else 143  # 128 + the signal's number, as a shell reports it
     except KeyboardInterrupt:  # a second Ctrl-C, or one before training began or after it ended
         print(f"\nminivit: {_interrupted(args)}", file=sys.stderr)
         return 130

@@ -29,10 +29,10 @@ def grid_of(image_size: int | tuple[int, int], patch_size: int) -> tuple[int, in
     for name, side in (("height", h), ("width", w)):
         if side % patch_size != 0:
             lower = side - side % patch_size
+            example = f"{lower} or {lower + patch_size}" if lower else f"{patch_size}"
             raise ValueError(
                 f"image {name} {side} is not divisible by patch size {patch_size}; "
-                f"use a multiple of {patch_size} (e.g. {lower or patch_size} or "
-                f"{lower + patch_size}) or another patch size"
+                f"use a multiple of {patch_size} (e.g. {example}) or another patch size"
             )
     return (h // patch_size, w // patch_size)
 

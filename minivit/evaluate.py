@@ -9,6 +9,8 @@ import torch
 from torch import nn
 from torch.utils.data import TensorDataset
 
+from minivit.datachecks import check_task, check_train_set
+
 
 @torch.no_grad()
 def predict(
@@ -32,7 +34,10 @@ def predict(
 
 def evaluate(model: nn.Module, data: TensorDataset, *, batch_size: int = 512, dropout: bool = False) -> float:
     """Fraction of `data` (images, labels) the model classifies correctly (`dropout`: see `predict`);
-    for a masked-token regression (inputs, targets, masked), R²: 1 - `unexplained(model, data)`."""
+    for a masked-token regression (inputs, targets, masked), R²: 1 - `unexplained(model, data)`.
+    Data that cannot be scored (empty, NaN, of another shape or dtype) raises a ValueError."""
+    check_task(model, data, "data")
+    check_train_set(data, None, "data")  # labels the model cannot give only lower the score
     if len(data.tensors) >= 3 and data.tensors[1].is_floating_point():
         if dropout:
             raise ValueError("dropout=True scores classes only; a regression is scored in eval mode")

@@ -41,26 +41,56 @@ REPOSITORY = "minivit-course/minivit"  # GitHub owner/name: the Colab badges and
 LESSONS = Path(__file__).resolve().parents[1] / "lessons"
 
 
-def _read(name: str, default: int, *, least: int) -> int:
+def _read(name: str, default: int, *, least: int, most: int, why: str = "") -> int:
     text = os.environ.get(name, "").strip()
     if not text:
         return default
     try:
         value = int(text)
     except ValueError:
-        raise ValueError(f"{name}={text!r} is not a whole number; use an integer >= {least}") from None
-    check_whole(name, value, least)
+        raise ValueError(
+            f"{name}={text!r} is not a whole number; use an integer >= {least} and <= {most}"
+        ) from None
+    try:
+        check_whole(name, value, least, most)
+    except ValueError as err:
+        raise ValueError(f"{err}{why}") from None
     return value
 
 
 def seed() -> int:
-    """The lessons' seed: ``MINIVIT_SEED`` from the environment, or 0."""
-    return _read("MINIVIT_SEED", 0, least=0)
+    """The lessons' seed: ``MINIVIT_SEED`` from the environment, or 0 (NumPy takes at most 2**32 - 1)."""
+    return _read("MINIVIT_SEED", 0, least=0, most=2**32 - 1)
 
 
 def threads() -> int:
-    """The lessons' torch thread count: ``MINIVIT_THREADS`` from the environment, or 2."""
-    return _read("MINIVIT_THREADS", DEFAULT_THREADS, least=1)
+    """The lessons' torch thread count: ``MINIVIT_THREADS`` from the environment, or 2; at most
+    this machine's cores (more threads than cores only wait for each other)."""
+    cores = os.cpu_count() or 1
+    return _read(
+        "MINIVIT_THREADS", DEFAULT_THREADS, least=1, most=cores, why=f" (this machine has {cores} cores)"
+    )
+
+
+def claims_file() -> Path | None:
+    """Where ``MINIVIT_CLAIMS`` asks claims to be recorded (None: not set), or a ValueError if no
+    file can be written there, said before the lesson trains anything."""
+    text = os.environ.get("MINIVIT_CLAIMS", "").strip()
+    if not text:
+        return None
+    path = Path(text)
+    if path.is_dir():
+        raise ValueError(
+            f"MINIVIT_CLAIMS={text!r} is a folder; name a file in it, e.g. {path / 'claims.jsonl'}"
+        )
+    if not path.parent.is_dir():
+        raise ValueError(
+            f"MINIVIT_CLAIMS={text!r}: its folder {path.parent} does not exist; create it or name a file "
+            "in an existing folder"
+        )
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ValueError(f"MINIVIT_CLAIMS={text!r} cannot be written; name a file you can write to")
+    return path
 
 
 def setup() -> int:
@@ -69,9 +99,10 @@ def setup() -> int:
     Returns:
         the seed, for the lesson to derive its data and training seeds from.
     """
-    chosen = seed()
+    chosen, count = seed(), threads()  # every variable checked before anything is set
+    claims_file()
     seed_everything(chosen)
-    torch.set_num_threads(threads())
+    torch.set_num_threads(count)
     return chosen
 
 
@@ -125,8 +156,8 @@ def claim(name: str, value, op: str, bound) -> None:
     passed = math.isfinite(worst) and OPS[op](worst, bound)
     record = {"name": name, "value": worst, "label": label, "op": op, "bound": bound,
               "margin": margin(worst, op, bound), "passed": passed}  # fmt: skip
-    path = os.environ.get("MINIVIT_CLAIMS", "").strip()
-    if path:
+    path = claims_file()
+    if path is not None:
         with open(path, "a") as f:
             f.write(json.dumps(record) + "\n")
     elif not passed:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
+from minivit import posenc
 from minivit.config import ViTConfig, grid_of
 from minivit.devices import autocast_dtype, device_memory
 from minivit.posenc.base import PositionalEncoding
@@ -61,8 +62,9 @@ class Estimate:
         return max(0, (available - self.fixed) // self.per_image)
 
 
-def _overrides(pos: PositionalEncoding, hook: str) -> bool:
-    return getattr(type(pos), hook) is not getattr(PositionalEncoding, hook)
+def _overrides(pos: PositionalEncoding | type[PositionalEncoding], hook: str) -> bool:
+    klass = pos if isinstance(pos, type) else type(pos)
+    return getattr(klass, hook) is not getattr(PositionalEncoding, hook)
 
 
 def estimate(
@@ -78,26 +80,32 @@ def estimate(
     data_bytes: int = 0,
     evaluation_batch: int = EVAL_BATCH,
     members: int = 1,
+    encoding: bool = True,
 ) -> Estimate:
     """The memory one training step of a ViT with `config` needs at `batch_size` on images of
     `image_size` (default: the config's), on a device of `device_type`.
 
     Args:
-        model: the built model, if there is one (else it is built on the meta device: nothing is
-            allocated, so this is cheap for any config).
+        model: the built model, if there is one (else its parameters are counted from the config
+            and only its encoding is built, on the meta device: cheap for any config).
         autocast: activations in bf16/fp16 (a GPU's mixed precision).
         fused: attention through `F.scaled_dot_product_attention` (`Attention.fused`).
         data_bytes: memory the data takes on this device (counted in the fixed part).
         evaluation_batch: the batch of an evaluation (no gradients) after training (0: none).
         members: models trained at once (`fit_ensemble`): `batch_size` is then all their images.
+        encoding: False leaves out the encoding's parameters (a lower bound; without `model`, then
+            nothing is built at all: an encoding may build one table per block).
     """
-    if model is None:
-        from minivit.model import ViT
+    from minivit.model import count_parameters, encoding_of
 
-        with torch.device("meta"):  # shapes only
-            model = ViT(config)
-    params = sum(p.numel() for p in model.parameters())
-    pos = model.pos
+    if model is not None:
+        pos = model.pos
+        params, own = sum(p.numel() for p in model.parameters()), sum(p.numel() for p in pos.parameters())
+    elif encoding:  # counted from the config: nothing built but the encoding (on the meta device)
+        pos = encoding_of(config)
+        params, own = count_parameters(config, pos), sum(p.numel() for p in pos.parameters())
+    else:
+        pos, params, own = posenc.REGISTRY[config.position], count_parameters(config, encoding=False), 0
     h, w = image_size or config.image_size
     n = grid_of((h, w), config.patch_size)
     tokens = n[0] * n[1] + config.num_prefix_tokens
@@ -111,17 +119,17 @@ def estimate(
     # where attention is made in full: a bias on the CPU's fused path, or attention written out; on a
     # GPU the fused kernels make none, but a learned bias gets a gradient of that size
     made = not fused or (has_bias and device_type != "cuda")
-    bias_grad = has_bias and device_type == "cuda" and any(p.requires_grad for p in pos.parameters())
+    learned = own > 0 and any(p.requires_grad for p in pos.parameters())
+    bias_grad = has_bias and device_type == "cuda" and learned
     copies = ATTENTION_COPIES if made else (1 if bias_grad else 0)
     image = config.in_channels * h * w
     per_image = value * (tokens * d * per_token + image) + 4 * copies * heads * tokens**2 * depth
     state = members * (params * (16 if optimizer == "adamw" else 12) + (2 * params if autocast else 0))
     # the bias itself, [H, N, N]: one per block where it is learned, one cached for all where fixed
-    bias = 4 * heads * tokens**2 * ((depth if any(True for _ in pos.parameters()) else 1) if has_bias else 0)
+    bias = 4 * heads * tokens**2 * ((depth if own else 1) if has_bias else 0)
     eval_image = value * (tokens * d * (4 + r) + image) + 4 * (2 if made else 0) * heads * tokens**2
     evaluation = int(evaluation_batch * eval_image)
     parts = {"data": data_bytes, "the model and its optimizer": state, "the attention bias": bias}
-    own = sum(p.numel() for p in pos.parameters())
     encoding = config.position if own > params / 2 else ""
     fixed = data_bytes + state + bias
     return Estimate(

@@ -95,6 +95,19 @@ class ViT(nn.Module):
     def tokens(self, images: Tensor, *, need_weights: bool = False) -> tuple[Tensor, Grid, list[Tensor]]:
         """Final normalised tokens [B, P+N, D], the grid, and each block's attention [B, H, P+N, P+N]
         (an empty list unless `need_weights`)."""
+        if not isinstance(images, Tensor) or images.dim() != 4:
+            got = f"shape {tuple(images.shape)}" if isinstance(images, Tensor) else type(images).__name__
+            fix = (
+                "add a batch axis with images[None]"
+                if getattr(images, "ndim", 0) == 3
+                else "pass [B, C, H, W]"
+            )
+            raise ValueError(f"images must be a tensor [B, C, H, W], got {got}; {fix}")
+        if images.dtype != self.patch_embed.proj.weight.dtype:
+            raise ValueError(
+                f"images are {images.dtype}, the model's weights {self.patch_embed.proj.weight.dtype}; "
+                f"pass images.to({self.patch_embed.proj.weight.dtype}) (e.g. pixels in [0, 1])"
+            )
         if images.shape[1] != self.config.in_channels:
             raise ValueError(
                 f"images have {images.shape[1]} channels but the model expects "
@@ -149,6 +162,37 @@ class ViT(nn.Module):
         return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
 
 
+def encoding_of(config: ViTConfig) -> PositionalEncoding:
+    """The positional encoding a ViT of `config` has, built on the meta device: its own checks and
+    its shapes, nothing allocated."""
+    with torch.device("meta"):
+        return posenc.build(
+            config.position,
+            dim=config.dim,
+            heads=config.heads,
+            depth=config.depth,
+            grid=config.grid,
+            num_prefix_tokens=config.num_prefix_tokens,
+            **config.position_options,
+        )
+
+
+def count_parameters(
+    config: ViTConfig, pos: PositionalEncoding | None = None, *, encoding: bool = True
+) -> int:
+    """The parameters of a ViT of `config`, counted from its shape without building it (so a config
+    of 100,000 blocks is counted at once); `pos` is its encoding if already built (`encoding_of`).
+    With `encoding=False`, those of the blocks, embedding and head only: nothing is built."""
+    d, c, p = config.dim, config.in_channels, config.patch_size
+    hidden = int(d * config.mlp_ratio)
+    block = 2 * d + (3 * d * d + 3 * d) + (d * d + d) + 2 * d  # norm1, qkv, proj, norm2
+    block += (d * hidden + hidden) + (hidden * d + d)  # the MLP's two layers
+    embed = c * p * p * d + d + (d if config.pool == "cls" else 0)  # patch projection, class token
+    outside = (2 * d if config.norm_first else 0) + d * config.num_classes + config.num_classes  # norm, head
+    own = sum(t.numel() for t in (pos or encoding_of(config)).parameters()) if encoding else 0
+    return embed + config.depth * block + outside + own
+
+
 def _check_weights_fit(config: ViTConfig) -> None:
     """Raise a ValueError before allocating anything if the weights of a ViT with `config` alone need
     more memory than the device it is built on has free (a model built on the meta device, which
@@ -156,13 +200,16 @@ def _check_weights_fit(config: ViTConfig) -> None:
     device = torch.empty(0).device  # where factory functions put tensors now
     if device.type == "meta":
         return
-    with torch.device("meta"):
-        model = ViT(config)
-    n = sum(p.numel() for p in model.parameters())
     available = device_memory(device)
-    if available is None or 4 * n <= available:
+    if available is None:
         return
-    own = sum(p.numel() for p in model.pos.parameters())
+    n, own = count_parameters(config, encoding=False), 0  # too large without its encoding: not built
+    if 4 * n <= available:
+        pos = encoding_of(config)  # an encoding may build one table per block (rope-mixed)
+        own = sum(p.numel() for p in pos.parameters())
+        n += own
+    if 4 * n <= available:
+        return
     options = ", ".join(config.position_options)
     advice = "lower dim or depth"
     if own > n / 2:

@@ -13,8 +13,10 @@ Before anything moves to the device, `fit` estimates the memory a step needs (`m
 refuses a run the device cannot hold. With `out=`, a run keeps a checkpoint (`minivit.checkpoint`)
 written atomically every `checkpoint_every` steps and at the end; `resume=True` continues from it and
 ends with the same weights as a run that was never interrupted (bitwise on a CPU). A first Ctrl-C
-finishes the step, writes a checkpoint at that step and stops (`Interrupted`); a second stops at
-once. A loss that becomes NaN or inf stops the run and leaves the last good checkpoint in place.
+or SIGTERM (a scheduler's, Colab's) finishes the step, writes a checkpoint at that step and stops
+(`Interrupted`); a second stops at once. A loss that becomes NaN or inf, or a checkpoint that cannot
+be written (a full disk: `SaveFailed`), stops the run and leaves the last good checkpoint in place.
+One run at a time trains into an `out` folder (`minivit.runsafety.run_lock`).
 
 A step never waits for the device: the batch order lives on it, and the loss and accuracy of each
 step stay there until they are read, all at once, every `sync_every` steps (and at evaluations,
@@ -23,11 +25,10 @@ checkpoints and the end), so a GPU runs ahead of Python instead of idling betwee
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
-import signal
 import sys
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +46,7 @@ from minivit.checkpoint import (
     CHECKPOINT,
     CHECKPOINT_FORMAT,
     RESUME_KEYS,
+    check_resumable,
     check_writable,
     kept,
     load_checkpoint,
@@ -55,8 +57,8 @@ from minivit.checkpoint import (
     training_state,
     write_atomic,
 )
-from minivit.checks import check_choice, check_number, check_whole
-from minivit.config import grid_of
+from minivit.checks import check_choice, check_folder, check_number, check_whole
+from minivit.datachecks import check_task, check_train_set, is_regression
 from minivit.devices import (
     PRECISIONS,
     autocast_dtype,
@@ -67,6 +69,7 @@ from minivit.devices import (
     wrap,
 )
 from minivit.evaluate import evaluate
+from minivit.runsafety import SaveFailed, StopSignals, run_lock
 
 __all__ = [  # with the names of `minivit.checkpoint` and `minivit.devices` that were first defined here
     "CHECKPOINT",
@@ -146,35 +149,15 @@ class TrainingDiverged(RuntimeError):
 
 
 class Interrupted(KeyboardInterrupt):
-    """Training stopped at a Ctrl-C after finishing its step (and writing a checkpoint at that step,
-    if the run has an `out` folder); `step` is the steps done, `path` the checkpoint (or None)."""
+    """Training stopped at a Ctrl-C or a SIGTERM (`by`) after finishing its step (and writing a
+    checkpoint at that step, if the run has an `out` folder); `step` is the steps done, `path` the
+    checkpoint (or None)."""
 
-    def __init__(self, step: int, steps: int, path: Path | None):
-        self.step, self.steps, self.path = step, steps, path
+    def __init__(self, step: int, steps: int, path: Path | None, by: str = "Ctrl-C"):
+        self.step, self.steps, self.path, self.by = step, steps, path, by
         saved = f"checkpoint written at step {step} to {path}" if path else "no out= folder, nothing saved"
-        super().__init__(f"interrupted after step {step} of {steps}; {saved}")
-
-
-class _CtrlC:
-    """While active (in the main thread of a single process): the first Ctrl-C only sets `pressed`,
-    so the loop can finish its step and save; a second one raises KeyboardInterrupt at once."""
-
-    def __init__(self, say: Callable[[str], None]):
-        self.pressed, self.say, self.previous = False, say, None
-
-    def __enter__(self) -> _CtrlC:
-        if threading.current_thread() is threading.main_thread() and world()[1] == 1:
-            self.previous = signal.signal(signal.SIGINT, self._first)
-        return self
-
-    def _first(self, signum, frame) -> None:
-        self.pressed = True
-        signal.signal(signal.SIGINT, signal.default_int_handler)  # the next Ctrl-C stops at once
-        self.say("\nCtrl-C: finishing this step and saving it (Ctrl-C again to stop at once)")
-
-    def __exit__(self, *exc) -> None:
-        if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
+        stopped = "interrupted" if by == "Ctrl-C" else f"stopped by {by}"
+        super().__init__(f"{stopped} after step {step} of {steps}; {saved}")
 
 
 @dataclass(frozen=True)
@@ -258,104 +241,6 @@ def check_fit_options(
     )
 
 
-def is_regression(data: TensorDataset) -> bool:
-    """Whether `data` is a masked-token regression set, TensorDataset(inputs, targets, masked) with
-    float targets [B, N] (as `minivit.data.network_task` makes), rather than (images, labels)."""
-    tensors = getattr(data, "tensors", ())
-    return len(tensors) >= 3 and tensors[1].is_floating_point()
-
-
-def check_train_set(train: TensorDataset, num_classes: int | None = None, name: str = "train") -> None:
-    """Raise a ValueError unless `train` holds finite float images [B, C, H, W] and labels in
-    [0, num_classes), or (a masked-token regression) finite float targets [B, N] and a bool mask
-    [B, N] with at least one masked token per example; `name` is the argument's name in the message
-    (e.g. "eval_data")."""
-    whose = "the training" if name == "train" else f"{name}:"
-    tensors = getattr(train, "tensors", None)
-    if not tensors or len(tensors) < 2:
-        raise ValueError(
-            f"{'the training data' if name == 'train' else name} must be a TensorDataset(images, labels)"
-        )
-    images, labels = tensors[:2]
-    if len(images) == 0:
-        raise ValueError(f"{whose} set is empty; pass at least one example")
-    if images.dim() != 4:
-        raise ValueError(f"{whose} images must be [B, C, H, W], got shape {tuple(images.shape)}")
-    if not images.is_floating_point() or not torch.isfinite(images).all():
-        bad = "not floating point" if not images.is_floating_point() else "NaN or inf values"
-        raise ValueError(
-            f"{whose} images hold {bad} ({images.dtype}); pass finite float images, e.g. in [0, 1]"
-        )
-    if is_regression(train):
-        _check_regression(images, labels, tensors[2], whose)
-        return
-    if labels.dtype.is_floating_point or labels.dim() != 1:
-        raise ValueError(
-            f"{whose} labels must be whole class numbers [B], got {labels.dtype} {tuple(labels.shape)} "
-            "(for a regression on masked tokens pass TensorDataset(inputs, targets [B, N], masked [B, N]))"
-        )
-    low, high = int(labels.min()), int(labels.max())
-    if low < 0 or (num_classes and high >= num_classes):
-        raise ValueError(
-            f"{whose} labels run from {low} to {high}, but the model has num_classes={num_classes}; "
-            f"labels must lie in 0..{(num_classes or high + 1) - 1} (set num_classes in ViTConfig)"
-        )
-
-
-def _check_regression(images: Tensor, targets: Tensor, masked: Tensor, whose: str) -> None:
-    if targets.dim() != 2 or len(targets) != len(images):
-        raise ValueError(
-            f"{whose} targets must be [B, N] (one number per token, B = {len(images)} examples), "
-            f"got {tuple(targets.shape)}"
-        )
-    if not torch.isfinite(targets).all():
-        raise ValueError(f"{whose} targets hold NaN or inf values; pass finite targets")
-    if masked.dtype != torch.bool or masked.shape != targets.shape:
-        raise ValueError(
-            f"{whose} mask must be bool [B, N] like the targets {tuple(targets.shape)}, "
-            f"got {masked.dtype} {tuple(masked.shape)}"
-        )
-    empty = int((~masked.any(1)).sum())
-    if empty:
-        raise ValueError(
-            f"{whose} set has {empty} example(s) with no masked token, so nothing to score; "
-            "mask at least one token in every example"
-        )
-
-
-def check_task(model: nn.Module, data: TensorDataset, name: str = "train") -> None:
-    """Raise a ValueError if a minivit model cannot be trained on `data`: a masked-token regression
-    needs pool "tokens", num_classes 1 and one target per patch token; a classifier, a pooled
-    model (a model without a ViTConfig is not checked)."""
-    config = getattr(model, "config", None)
-    pool = getattr(config, "pool", None)
-    if pool is None:
-        return
-    if not is_regression(data):
-        if pool == "tokens":
-            raise ValueError(
-                f"{name} holds class labels, but the model has pool='tokens' (one output per token); "
-                "pool the tokens (pool='mean', 'cls' or 'last') to classify images, or pass "
-                "TensorDataset(inputs, targets [B, N], masked [B, N]) for a masked-token regression"
-            )
-        return
-    targets = data.tensors[1]
-    if pool != "tokens" or config.num_classes != 1:
-        raise ValueError(
-            f"{name} is a masked-token regression (targets [B, N]), but the model has pool={pool!r} and "
-            f"num_classes={config.num_classes}; build it with pool='tokens' and num_classes=1"
-        )
-    if targets.dim() != 2 or data.tensors[0].dim() != 4:
-        return  # check_train_set names the shapes
-    tokens = targets.shape[1]
-    gh, gw = grid_of(tuple(data.tensors[0].shape[-2:]), config.patch_size)
-    if gh * gw != tokens:
-        raise ValueError(
-            f"{name} has {tokens} targets per example, but its inputs make {gh}x{gw} = {gh * gw} tokens "
-            f"at patch size {config.patch_size}; give one target per token"
-        )
-
-
 def fit(
     model: nn.Module,
     train: TensorDataset,
@@ -418,8 +303,10 @@ def fit(
     Raises:
         TrainingDiverged: the loss became NaN or inf (seen within `sync_every` steps; the last good
             checkpoint is kept).
-        Interrupted: a Ctrl-C (a KeyboardInterrupt) stopped the run after its step, saved in `out`.
-        ValueError: an option out of range, or a step that needs more memory than the device has.
+        Interrupted: a Ctrl-C or SIGTERM stopped the run after its step, saved in `out`.
+        SaveFailed: a checkpoint could not be written (a full disk); the last good one is kept.
+        ValueError: an option out of range, a step that needs more memory than the device has,
+            `out` in use by another run, or a checkpoint that cannot be resumed (damaged, foreign).
     """
     settings = check_fit_options(
         steps=steps,
@@ -455,16 +342,23 @@ def fit(
     if callback is not None and not callable(callback):
         raise ValueError(f"callback={callback!r} is not a function; pass callback(step, model, history)")
     if out is not None:
-        weights = sum(p.numel() * p.element_size() for p in model.parameters())
-        check_writable(Path(out), model_bytes=4 * weights, name="out")  # weights, 2 Adam moments, slack
+        out = check_folder("out", out)
+    elif resume:
+        raise ValueError("resume=True continues the checkpoint in a run folder; pass out= with it")
     eval_size = len(eval_data.tensors[0]) if eval_data is not None else 0
     run = _Run(model, train, settings, augment, device, precision, compile, out, eval_size)
-    if resume:
-        run.resume()
-    every = max(1, steps // 10)
-    return run.train(
-        eval_data, eval_every or every, sync_every, checkpoint_every or every, callback, progress, desc
-    )
+    if out is not None:  # after every other check: a refused run writes nothing
+        weights = sum(p.numel() * p.element_size() for p in model.parameters())
+        check_writable(out, model_bytes=4 * weights, name="out")  # weights, 2 Adam moments, slack
+    # one run at a time in `out` (under torchrun, `minivit train` holds it for every process)
+    locked = run_lock(out) if out is not None and world()[1] == 1 else contextlib.nullcontext()
+    with locked:
+        if resume:
+            run.resume()
+        every = max(1, steps // 10)
+        return run.train(
+            eval_data, eval_every or every, sync_every, checkpoint_every or every, callback, progress, desc
+        )
 
 
 class _Run:
@@ -549,13 +443,13 @@ class _Run:
         bar = _progress(self.start, steps, desc, enabled=progress and self.rank == 0)
         say = bar.write if self.rank == 0 else (lambda text: None)
         try:
-            with _CtrlC(lambda text: say(text, file=sys.stderr)) as ctrl_c:
+            with StopSignals(lambda text: say(text, file=sys.stderr), world()[1] == 1) as stop:
                 for step in range(self.start, steps):
                     self.meter.add(step, *self.step(step, *self.batch(step)))
                     done = step + 1
                     evaluating = eval_data is not None and (done % eval_every == 0 or done == steps)
                     saving = self.path is not None and (
-                        done % checkpoint_every == 0 or done == steps or ctrl_c.pressed
+                        done % checkpoint_every == 0 or done == steps or stop.pressed
                     )
                     if callback or evaluating or saving or done % sync_every == 0 or done == steps:
                         self.meter.flush()
@@ -566,11 +460,11 @@ class _Run:
                         history.eval_accuracy.append(evaluate(self.model, eval_data))
                     if callback is not None:
                         callback(done, self.model, history)
-                    if saving or (ctrl_c.pressed and self.path is not None):
+                    if saving or (stop.pressed and self.path is not None):
                         self.save(done)
-                    if ctrl_c.pressed and done < steps:
+                    if stop.pressed and done < steps:
                         self.meter.flush()
-                        raise Interrupted(done, steps, self.path)
+                        raise Interrupted(done, steps, self.path, stop.received)
         finally:
             bar.close()
         return history
@@ -595,7 +489,18 @@ class _Run:
             device=self.device,
             history=self.history,
         )
-        save_checkpoint(state, self.path)
+        try:
+            save_checkpoint(state, self.path)
+        except SaveFailed as err:
+            advice = "free some space on that disk" if err.full else "make the folder writable again"
+            raise SaveFailed(
+                f"could not write the checkpoint at step {step} ({err.reason}); "
+                f"{kept(self.path) or 'no checkpoint was written yet; '}{advice}, then continue with "
+                "resume=True",
+                err.path,
+                err.reason,
+                err.full,
+            ) from None
 
     def resume(self) -> None:
         """Continue from the checkpoint in `out`, if there is one, after checking it was trained
@@ -606,6 +511,7 @@ class _Run:
         if state is None:
             return
         opt, scaler = self.step.opt, self.step.scaler
+        check_resumable(self.path, state, self.model, len(self.images), opt)
         restore(
             state, model=self.model, optimizer=opt, scaler=scaler, batches=self.batches, device=self.device
         )

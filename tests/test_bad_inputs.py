@@ -20,7 +20,7 @@ from minivit.checks import boundary_cases
 from minivit.cli import main
 from minivit.data import load_task
 from minivit.data.lst import generate, parse_puzzles
-from minivit.evaluate import evaluate_resolutions
+from minivit.evaluate import evaluate, evaluate_resolutions
 from minivit.posenc import resample
 from minivit.train import CHECKPOINT, TrainingDiverged, fit, load_checkpoint
 
@@ -101,6 +101,7 @@ TRAIN_CASES = [
         r"--device='cuda:99': (torch sees no CUDA GPU|this machine has)",
     ),
     ("threads-negative", ["--threads", "-1"], r"--threads=-1 is below 1"),
+    ("threads-past-the-cores", ["--threads", "100000"], r"--threads=100000 is above \d+; use an integer"),
     ("warmup-past-the-run", ["--steps", "100", "--warmup", "500"], r"--warmup=500 is longer than the run"),
     ("seed-negative", ["--seed", "-1"], r"--seed=-1 is below 0; use an integer >= 0 and <= "),
     ("seed-huge", ["--seed", str(2**70)], r"--seed=\d+ is above \d+; use an integer >= 0 and <= "),
@@ -120,6 +121,14 @@ TRAIN_CASES = [
         ["--task", "mnist", "--no-download", "--data-root", "/nonexistent"],
         r"MNIST is not in /nonexistent; leave out --no-download",
     ),
+    # refused from the options, before any block is built (100,000 of them took 85 s to build)
+    ("depth-100000", ["--depth", "100000"], r"this run needs about [\d.]+ GB .*, or lower --dim or --depth"),
+    (
+        "depth-100000-rope-mixed",  # an encoding that builds a table per block is not built either
+        ["--position", "rope-mixed", "--depth", "100000"],
+        r"this run needs about [\d.]+ GB .*, or lower --dim or --depth",
+    ),
+    ("dim-100000", ["--dim", "100000", "--heads", "1"], r"this run needs about [\d.]+ GB of memory"),
     (
         "memory-attention",
         ["--image-size", "512", "--patch-size", "2", "--position", "alibi2d"],
@@ -142,11 +151,39 @@ def assert_one_line(code: int, err: str, says: str) -> None:
     assert re.search(says, err), f"{says!r} not in {err!r}"
 
 
+@pytest.fixture
+def no_model_built(monkeypatch):
+    """Fails a test that builds a block of a model, or a per-block table of rope-mixed (on any
+    device, the meta device too): a refusal must come from the options alone."""
+
+    def built(*args, **kwargs):
+        raise AssertionError("a model was built to refuse the run")
+
+    monkeypatch.setattr("minivit.model.Block.__init__", built)
+    monkeypatch.setattr("minivit.posenc.rope.mixed_frequencies", built)
+
+
 @pytest.mark.parametrize(("extra", "says"), [c[1:] for c in TRAIN_CASES], ids=[c[0] for c in TRAIN_CASES])
-def test_train_refuses_with_one_line(tmp_path, capsys, extra, says):
+def test_train_refuses_with_one_line(tmp_path, capsys, no_model_built, extra, says):
     code, err = run_cli([*BASE, *extra, "--out", str(tmp_path / "run")], capsys)
     assert_one_line(code, err, says)
     assert not (tmp_path / "run").exists(), "a refused run must not write its folder"
+
+
+@pytest.mark.parametrize("out", ["", " "], ids=["empty", "blank"])
+def test_train_and_eval_refuse_an_out_that_names_no_folder(tmp_path, capsys, monkeypatch, out):
+    monkeypatch.chdir(tmp_path)
+    for argv in ([*BASE, "--steps", "1", "--out", out], ["eval", out]):
+        code, err = run_cli(argv, capsys)
+        assert_one_line(code, err, rf"{out!r} names no folder \(an empty path means the working folder\)")
+    assert not list(tmp_path.iterdir()), "nothing may be written into the working folder"
+
+
+def test_a_model_too_large_is_refused_before_a_block_is_built(no_model_built):
+    with pytest.raises(
+        ValueError, match=r"has [\d,]+ parameters: [\d.]+ GB of weights alone, .*lower dim or depth"
+    ):
+        ViT(ViTConfig(depth=300_000, position="rope-mixed"))
 
 
 # Every option of every encoding at the edges of its declared range, in a model of this shape
@@ -347,15 +384,109 @@ def test_eval_names_a_bad_checkpoint(trained_run, tmp_path, capsys, spoil, says)
     assert_one_line(code, err, says)
 
 
-@pytest.mark.parametrize(
-    "spoil", [c[1] for c in CHECKPOINT_CASES[:3]], ids=[c[0] for c in CHECKPOINT_CASES[:3]]
-)
-def test_resume_names_a_bad_checkpoint(trained_run, tmp_path, capsys, spoil):
+def edit(change):
+    """A spoiler that loads the checkpoint, lets `change` edit its state, and saves it back."""
+
+    def spoil(path):
+        state = torch.load(path, weights_only=True)
+        change(state)
+        torch.save(state, path)
+
+    return spoil
+
+
+def _set(key, value):
+    return lambda state: state.__setitem__(key, value)
+
+
+# (id, what to do to the checkpoint of a trained run, what `--resume` must say): a damaged file or
+# one of another run, each named, before anything is trained or written
+RESUME_CASES = [
+    *CHECKPOINT_CASES[:4],
+    ("foreign-dict", foreign, r"cannot resume .*: it holds no cursor, history, .*\(weights only\?\)"),
+    ("foreign-tensor", lambda path: torch.save(torch.zeros(3), path), r"\(format None, other format"),
+    ("weights-only", edit(lambda s: s.pop("optimizer")), r"cannot resume .*: it holds no optimizer"),
+    ("config-damaged", edit(_set("config", {"width": 3})), r"holds a config this version .* cannot read"),
+    ("settings-damaged", edit(_set("settings", {"speed": 3})), r"cannot resume .*: its settings are damaged"),
+    (
+        "weight-nan",
+        edit(lambda s: s["model"]["head.weight"].fill_(math.nan)),
+        r"its weight head.weight holds NaN or inf values: the file is damaged",
+    ),
+    (
+        "weight-shape",
+        edit(lambda s: s["model"].__setitem__("head.bias", torch.zeros(7))),
+        r"its weight head.bias is \(7,\), the model's is \(4,\): another model's, or a damaged file",
+    ),
+    (
+        "weight-missing",
+        edit(lambda s: s["model"].pop("norm.weight")),
+        r"its weights are of another model \(first difference: norm.weight\)",
+    ),
+    (
+        "order-of-another-set",
+        edit(_set("order", torch.randperm(128))),
+        r"it was trained on 128 examples, this run has 64 \(another --train-size, or an edited run.json\?\)",
+    ),
+    ("order-damaged", edit(_set("order", torch.zeros(64).long())), r"its batch order is damaged"),
+    ("step-damaged", edit(_set("step", -1)), r"its step \(-1\) or batch position \(\d+\) is damaged"),
+    ("history-damaged", edit(lambda s: s["history"]["loss"].pop()), r"history does not match its step 2"),
+    ("rng-damaged", edit(lambda s: s["rng"].__setitem__("torch", torch.zeros(3))), r"random state \(torch\)"),
+    (
+        "optimizer-of-another-model",
+        edit(lambda s: s["optimizer"]["param_groups"][0]["params"].pop()),
+        r"its optimizer state is of another model or optimizer",
+    ),
+    (
+        "optimizer-damaged",
+        edit(lambda s: s["optimizer"]["state"][0].__setitem__("exp_avg", torch.zeros(5))),
+        r"its optimizer state is damaged or of another model",
+    ),
+]
+
+
+def files(folder):
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+@pytest.mark.parametrize(("spoil", "says"), [c[1:] for c in RESUME_CASES], ids=[c[0] for c in RESUME_CASES])
+def test_resume_names_a_damaged_or_foreign_checkpoint_and_changes_nothing(
+    trained_run, tmp_path, capsys, spoil, says
+):
     run = copy_run(trained_run, tmp_path)
     spoil(run / CHECKPOINT)
+    before = files(run)
     argv = [*BASE, "--steps", "2", "--dim", "16", "--batch-size", "16", "--out", str(run), "--resume"]
-    code, err = run_cli(argv, capsys)
-    assert_one_line(code, err, r"cannot be read as a checkpoint")
+    assert_one_line(*run_cli(argv, capsys), says)
+    assert files(run) == before, "a refused resume must leave the run folder as it was"
+
+
+def test_resume_after_run_json_was_edited_to_another_training_set_is_refused(trained_run, tmp_path, capsys):
+    run = copy_run(trained_run, tmp_path)
+    saved = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**saved, "train_size": 128}))
+    before = files(run)
+    argv = [*BASE, "--train-size", "128", "--steps", "2", "--dim", "16", "--batch-size", "16"]
+    code, err = run_cli([*argv, "--out", str(run), "--resume"], capsys)
+    assert_one_line(code, err, r"it was trained on 64 examples, this run has 128 .*an edited run.json")
+    assert files(run) == before
+
+
+def test_a_resume_given_a_bad_checkpoint_in_the_api_names_it(trained_run, tmp_path):
+    run = copy_run(trained_run, tmp_path)
+    edit(lambda s: s["model"]["head.weight"].fill_(math.inf))(run / CHECKPOINT)
+    before = files(run)
+    model = ViT(ViTConfig.from_dict(load_checkpoint(run)["config"]))
+    data = load_task("relation", train_size=64, test_size=16).train
+    with pytest.raises(ValueError, match=r"its weight head.weight holds NaN or inf values"):
+        fit(model, data, steps=2, batch_size=16, lr=3e-3, out=run, resume=True, progress=False)
+    assert files(run) == before
+
+
+def edit_run(run, **changes):
+    """Edit the run's run.json as a learner might: each key's value through its function."""
+    saved = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**saved, **{k: f(saved[k]) for k, f in changes.items()}}))
 
 
 @pytest.mark.parametrize(
@@ -364,8 +495,31 @@ def test_resume_names_a_bad_checkpoint(trained_run, tmp_path, capsys, spoil):
         (lambda run: (run / "run.json").write_text("{not json"), r"run.json is not valid JSON"),
         (lambda run: (run / "run.json").write_text(json.dumps({"task": "relation"})), r"lacks \['config'"),
         (lambda run: (run / "run.json").unlink(), r"is not a run folder \(no run.json\)"),
+        (
+            lambda run: edit_run(run, config=lambda c: {**c, "patch_size": 8}),
+            r"run.json says patch_size=8, but its checkpoint was trained with patch_size=4: run.json was "
+            r"edited; restore it",
+        ),
+        (
+            lambda run: edit_run(run, config=lambda c: "tiny"),
+            r"run.json: config='tiny' is not a model config .*: the file was edited or damaged",
+        ),
+        (lambda run: edit_run(run, data_root=lambda r: 5), r"data_root=5 is not a folder's path"),
+        (lambda run: edit_run(run, test_size=lambda n: "16"), r"test_size='16' is not a whole number >= 1"),
+        (lambda run: edit_run(run, task=lambda t: "imagenet"), r"task='imagenet' is not one of the tasks"),
+        (lambda run: (run / "run.json").write_text("[1, 2]"), r"lacks \['task'"),
     ],
-    ids=["run-json-corrupt", "run-json-old", "run-json-missing"],
+    ids=[
+        "run-json-corrupt",
+        "run-json-old",
+        "run-json-missing",
+        "run-json-config-edited",
+        "run-json-config-not-a-config",
+        "run-json-data-root-number",
+        "run-json-test-size-text",
+        "run-json-task-unknown",
+        "run-json-a-list",
+    ],
 )
 def test_eval_names_a_bad_run_file(trained_run, tmp_path, capsys, spoil, says):
     run = copy_run(trained_run, tmp_path)
@@ -477,6 +631,8 @@ API_CASES = [
         lambda: fit(small_model(), small_data(), out=__file__ + "/run"),
         r"cannot write to out .*: .*; choose a folder you can write to",
     ),
+    ("fit-out-empty", lambda: fit(small_model(), small_data(), steps=1, out=""), r"out='' names no folder"),
+    ("fit-out-number", lambda: fit(small_model(), small_data(), out=5), r"out=5 is not a folder's path"),
     (
         "fit-warmup",
         lambda: fit(small_model(), small_data(), steps=10, warmup=20),
@@ -510,6 +666,92 @@ API_CASES = [
         "fit-float-labels",
         lambda: fit(small_model(), TensorDataset(torch.rand(4, 3, 24, 24), torch.rand(4)), steps=1),
         r"labels must be whole class numbers",
+    ),
+    # wrong shapes, dtypes, empty or NaN data: named before a step (and before out= is written)
+    (
+        "fit-int32-labels",
+        lambda: fit(small_model(), TensorDataset(torch.rand(4, 3, 24, 24), torch.zeros(4).int())),
+        r"the training labels are torch.int32; pass class numbers as torch.long \(labels.long\(\)\)",
+    ),
+    (
+        "fit-bool-labels",
+        lambda: fit(small_model(), TensorDataset(torch.rand(4, 3, 24, 24), torch.zeros(4).bool())),
+        r"the training labels are torch.bool; pass class numbers as torch.long",
+    ),
+    (
+        "fit-double-images",
+        lambda: fit(
+            small_model(),
+            TensorDataset(*(t.double() if t.is_floating_point() else t for t in small_data().tensors)),
+            out="run",
+        ),
+        r"the training images are torch.float64, the model's weights torch.float32; .*\(torch.float32\)",
+    ),
+    (
+        "fit-one-channel",
+        lambda: fit(small_model(), TensorDataset(torch.rand(4, 1, 24, 24), torch.zeros(4).long()), out="run"),
+        r"the training images have 1 channels, but the model expects 3; pass \[B, 3, H, W\] or build",
+    ),
+    (
+        "fit-images-not-divisible",
+        lambda: fit(small_model(), TensorDataset(torch.rand(4, 3, 30, 30), torch.zeros(4).long()), out="run"),
+        r"image height 30 is not divisible by patch size 4; use a multiple of 4 \(e.g. 28 or 32\)",
+    ),
+    (
+        "fit-images-smaller-than-a-patch",
+        lambda: fit(small_model(), TensorDataset(torch.rand(4, 3, 2, 2), torch.zeros(4).long())),
+        r"image height 2 is not divisible by patch size 4; use a multiple of 4 \(e.g. 4\) or",
+    ),
+    ("fit-not-a-model", lambda: fit("vit", small_data()), r"model='vit' is not a torch module"),
+    (
+        "fit-resume-without-out",
+        lambda: fit(small_model(), small_data(), resume=True),
+        r"resume=True .* pass out=",
+    ),
+    (
+        "fit-eval-data-empty",
+        lambda: fit(small_model(), small_data(), eval_data=small_data(n=0)),
+        r"eval_data: set is empty",
+    ),
+    (
+        "evaluate-empty",
+        lambda: evaluate(small_model(), small_data(n=0)),
+        r"data: set is empty; pass at least one",
+    ),
+    (
+        "evaluate-nan",
+        lambda: evaluate(
+            small_model(), TensorDataset(torch.full((4, 3, 24, 24), math.nan), torch.zeros(4).long())
+        ),
+        r"data: images hold NaN or inf values",
+    ),
+    (
+        "evaluate-tuple",
+        lambda: evaluate(small_model(), (torch.rand(2, 3, 24, 24), torch.zeros(2).long())),
+        r"data must be a TensorDataset\(images, labels\)",
+    ),
+    (
+        "evaluate-double",
+        lambda: evaluate(
+            small_model(), TensorDataset(torch.rand(2, 3, 24, 24).double(), torch.zeros(2).long())
+        ),
+        r"data: images are torch.float64, the model's weights torch.float32",
+    ),
+    (
+        "forward-no-batch-axis",
+        lambda: small_model()(torch.rand(3, 24, 24)),
+        r"images must be a tensor \[B, C, H, W\], got shape \(3, 24, 24\); add a batch axis with images",
+    ),
+    ("forward-list", lambda: small_model()([[0.5]]), r"images must be a tensor \[B, C, H, W\], got list"),
+    (
+        "forward-bytes",
+        lambda: small_model()(torch.zeros(2, 3, 24, 24, dtype=torch.uint8)),
+        r"images are torch.uint8, the model's weights torch.float32; pass images.to\(torch.float32\)",
+    ),
+    (
+        "data-root-a-file",  # --data-root or MINIVIT_DATA naming a file
+        lambda: load_task("mnist", root=__file__, download=False),
+        r"the data root .*test_bad_inputs.py is a file, not a folder; point --data-root \(or MINIVIT_DATA\)",
     ),
     ("task-unknown", lambda: load_task("imagenet"), r"unknown task 'imagenet'; known: "),
     ("task-size-0", lambda: load_task("relation", train_size=0), r"train_size=0 is below 1"),
@@ -554,12 +796,14 @@ API_CASES = [
 
 
 @pytest.mark.parametrize(("call", "says"), [c[1:] for c in API_CASES], ids=[c[0] for c in API_CASES])
-def test_api_refuses_with_one_line(call, says):
+def test_api_refuses_with_one_line(tmp_path, monkeypatch, call, says):
+    monkeypatch.chdir(tmp_path)  # a call that writes where it should not writes here
     with pytest.raises(ValueError) as raised:
         call()
     message = str(raised.value)
     assert "\n" not in message, message
     assert re.search(says, message), f"{says!r} not in {message!r}"
+    assert not list(tmp_path.iterdir()), "a refused call must write nothing"
 
 
 def test_a_checkpoint_of_another_config_is_named(trained_run):

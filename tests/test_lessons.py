@@ -4,6 +4,7 @@ nbval (the README's test command runs it on lessons/*.ipynb) re-executes every n
 checks catch a .py edited without its .ipynb, or a notebook committed from a partial run.
 """
 
+import os
 import re
 from pathlib import Path
 
@@ -88,14 +89,40 @@ def test_lessons_read_seed_and_threads_from_the_environment(monkeypatch):
         ("MINIVIT_SEED", "-1", "is below 0"),
         ("MINIVIT_THREADS", "0", "is below 1"),
         ("MINIVIT_THREADS", "2.5", "is not a whole number"),
+        ("MINIVIT_SEED", str(2**32), "is above 4294967295"),  # more than NumPy's seed takes
+        ("MINIVIT_SEED", "0x10", "is not a whole number"),
+        ("MINIVIT_THREADS", str(10 * (os.cpu_count() or 1)), rf"is above {os.cpu_count()}"),
     ],
 )
 def test_a_bad_seed_or_thread_count_is_named(monkeypatch, name, value, says):
     from minivit import lesson
 
     monkeypatch.setenv(name, value)
-    with pytest.raises(ValueError, match=f"{name}=.*{says}.*use an integer"):
+    threads = torch.get_num_threads()
+    with pytest.raises(ValueError, match=f"{name}=.*{says}.*use an integer") as raised:
         lesson.setup()
+    assert "\n" not in str(raised.value)
+    assert torch.get_num_threads() == threads, "a refused setup sets nothing"
+
+
+@pytest.mark.parametrize(
+    ("where", "says"),
+    [
+        (lambda tmp: tmp, r"MINIVIT_CLAIMS=.* is a folder; name a file in it"),
+        (lambda tmp: tmp / "no-such-folder" / "claims.jsonl", r"its folder .* does not exist; create it"),
+    ],
+    ids=["a-folder", "no-such-folder"],
+)
+def test_a_claims_file_that_cannot_be_written_is_named_before_the_lesson_trains(
+    monkeypatch, tmp_path, where, says
+):
+    from minivit import lesson
+
+    monkeypatch.setenv("MINIVIT_CLAIMS", str(where(tmp_path)))
+    with pytest.raises(ValueError, match=says) as raised:
+        lesson.setup()
+    assert "\n" not in str(raised.value)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_every_lesson_takes_its_seed_from_one_place():

@@ -9,8 +9,9 @@ import sys
 
 import pytest
 
-from minivit import ViTConfig
+from minivit import ViT, ViTConfig, posenc
 from minivit.memory import estimate
+from minivit.model import count_parameters
 
 # one step of fit's loop in a fresh process; prints how far its anonymous resident memory rose during
 # the step (sampled every half millisecond; the step takes about a second). Resident pages that a
@@ -72,3 +73,17 @@ def test_a_logit_bias_on_the_cpu_costs_its_attention_weights_and_a_gpu_does_not(
         ViTConfig(image_size=96, position="alibi2d"), batch_size=32, evaluation_batch=0, device_type="cuda"
     )
     assert on_gpu.per_image == plain.per_image
+
+
+SHAPES = [{}, {"pool": "cls"}, {"norm_first": False, "mlp_ratio": 2.5, "in_channels": 1, "patch_size": 3,
+          "image_size": (9, 12), "dim": 48, "heads": 3, "depth": 3, "num_classes": 7}]  # fmt: skip
+
+
+@pytest.mark.parametrize("position", list(posenc.REGISTRY))
+def test_the_parameters_counted_from_a_config_are_those_of_the_model(position):
+    for shape in SHAPES:
+        config = ViTConfig(position=position, **shape)
+        built = sum(p.numel() for p in ViT(config).parameters())
+        assert count_parameters(config) == built, (position, shape)
+        assert estimate(config, batch_size=8).total == estimate(config, batch_size=8, model=ViT(config)).total
+        assert estimate(config, batch_size=8, encoding=False).total <= estimate(config, batch_size=8).total

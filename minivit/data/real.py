@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from torch import Tensor
 from torch.utils.data import TensorDataset
 
-DEFAULT_ROOT = os.environ.get("MINIVIT_DATA", "data")
+DEFAULT_ROOT = os.environ.get("MINIVIT_DATA", "").strip() or "data"  # a blank value is no value
 
 
 class DatasetUnavailable(RuntimeError):
@@ -30,6 +30,10 @@ def _torchvision(name: str, root: str | Path, train: bool, download: bool):
     from torchvision import datasets
 
     klass = {"mnist": datasets.MNIST, "cifar10": datasets.CIFAR10}[name]
+    if Path(root).exists() and not Path(root).is_dir():
+        raise ValueError(
+            f"the data root {root!s} is a file, not a folder; point --data-root (or MINIVIT_DATA) at a folder"
+        )
     try:
         return klass(str(root), train=train, download=False)
     except RuntimeError:

@@ -1,0 +1,222 @@
+"""What keeps a run's work safe while it trains: one run per folder, a stop signal that saves, and a
+write that fails without losing the last good file.
+
+- `run_lock(folder)`: a second run into a folder in use is refused. The lock file (`run.lock`)
+  names the run that holds it (pid, host, start time) and is held with `flock` while the run lives;
+  a run that died (killed, out of memory, a closed laptop) leaves a stale lock, whose pid no longer
+  runs on this host, and the next run takes it over, saying so. A lock of a run on another host
+  cannot be checked from here: it is refused, with the file to delete if that run has ended.
+- `StopSignals`: the first Ctrl-C (SIGINT) or SIGTERM (what a scheduler, `kill` or Colab sends)
+  lets the step finish and be saved; a second one stops at once.
+- `SaveFailed`: a file that could not be written (a full disk, a quota); `write_atomic` raises it
+  after removing its half-written temporary file, so the previous file is intact.
+
+Nothing here imports torch or the rest of minivit.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows: the lock file alone, checked by what it says
+    fcntl = None
+
+LOCK = "run.lock"
+_held: dict[str, int] = {}  # lock files this process holds, with how many times it entered each
+
+
+class SaveFailed(RuntimeError):
+    """A file could not be written (`reason`: the system's words, e.g. "No space left on device");
+    the previous version of it, if any, is intact."""
+
+    def __init__(self, message: str, path: Path, reason: str, full: bool):
+        super().__init__(message)
+        self.path, self.reason, self.full = path, reason, full
+
+
+def save_failed(path: Path, err: OSError) -> SaveFailed:
+    """The SaveFailed for a write of `path` that raised `err`: what happened, what is kept, what to do."""
+    reason = err.strerror or str(err)
+    full = err.errno in (errno.ENOSPC, errno.EDQUOT)
+    kept = "its previous version is kept" if path.exists() else "nothing was written"
+    advice = "free some space on that disk" if full else "check that the folder can still be written"
+    return SaveFailed(f"cannot write {path} ({reason}); {kept}; {advice}", path, reason, full)
+
+
+def _started(pid: int) -> str | None:
+    """When process `pid` started, in clock ticks since boot (Linux's /proc), or None where unknown:
+    with the pid, it names a process even after the pid is reused."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def _alive(holder: dict) -> bool:
+    """Whether the process a lock file names runs on this host (a process of another user counts)."""
+    pid = holder.get("pid")
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False
+    if os.name == "nt":  # os.kill would end the process there: count it alive
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    started = _started(pid)
+    return started is None or holder.get("ticks") in (None, started)
+
+
+def _holder(fd: int) -> dict:
+    """What the lock file says of the run that holds (or held) it: {} if nothing readable."""
+    try:
+        holder = json.loads(os.pread(fd, 4096, 0).decode(errors="replace"))
+    except ValueError:
+        return {}
+    return holder if isinstance(holder, dict) else {}
+
+
+def _who(holder: dict) -> str:
+    started = f", started {holder['started']}" if holder.get("started") else ""
+    return f"pid {holder.get('pid', '?')} on host {holder.get('host', '?')}{started}"
+
+
+@contextmanager
+def run_lock(
+    folder: str | Path, *, name: str = "out", say: Callable[[str], None] | None = None
+) -> Iterator[None]:
+    """Hold `folder/run.lock` while the body runs; raise a ValueError (naming `name`, the argument
+    that named the folder) if another live run holds it. A lock left by a run that died is taken
+    over, and `say` (default: print to stderr) says so. Nested calls in one process share the lock."""
+    say = say or (lambda text: print(text, file=sys.stderr))
+    folder = Path(folder)
+    path = folder / LOCK
+    key = os.path.abspath(path)
+    if key in _held:
+        _held[key] += 1
+        try:
+            yield
+        finally:
+            _held[key] -= 1
+        return
+    fd = _acquire(folder, path, name, say)
+    _held[key] = 1
+    try:
+        yield
+    finally:
+        del _held[key]
+        try:
+            path.unlink(missing_ok=True)  # while still held: no run can take it between
+        finally:
+            os.close(fd)
+
+
+def _acquire(folder: Path, path: Path, name: str, say: Callable[[str], None]) -> int:
+    """Open, lock and fill in the lock file; return its descriptor."""
+    folder.mkdir(parents=True, exist_ok=True)
+    host = socket.gethostname()
+    for _ in range(10):  # the lock file may be removed by its holder between our open and our flock
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            locked = _flock(fd)
+            holder = _holder(fd)
+            if not locked or _same_file(fd, path):
+                break
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+    else:
+        raise ValueError(f"cannot lock {path}: other runs keep taking it; choose another {name}")
+    try:
+        if not locked or (holder.get("host") == host and holder.get("pid") != os.getpid() and _alive(holder)):
+            raise ValueError(
+                f"{name} {folder} is in use by another run ({_who(holder)}); wait for it to end, or "
+                f"choose another {name}"
+            )
+        if holder and holder.get("host") != host:
+            raise ValueError(
+                f"{name} {folder} is locked by a run on another host ({_who(holder)}), which cannot be "
+                f"checked from here; if that run has ended, delete {path}; else choose another {name}"
+            )
+        if holder and holder.get("pid") != os.getpid():
+            say(f"minivit: took over the stale lock of a run no longer running ({_who(holder)}) in {folder}")
+        mine = {"pid": os.getpid(), "ticks": _started(os.getpid()), "host": host,
+                "started": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(mine).encode(), 0)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _flock(fd: int) -> bool:
+    """Take the lock of `fd` without waiting; False if another process holds it. Where there is no
+    flock (Windows, some network disks), True: the lock file's pid and host then decide."""
+    if fcntl is None:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    except OSError:  # the filesystem does not lock
+        return True
+    return True
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        return os.fstat(fd).st_ino == os.stat(path).st_ino
+    except FileNotFoundError:
+        return False
+
+
+class StopSignals:
+    """While active (in the main thread of a single process): the first Ctrl-C (SIGINT) or SIGTERM
+    only sets `received` ("Ctrl-C" or "SIGTERM"), so the loop can finish its step and save; a second
+    one of either raises KeyboardInterrupt at once. Under torchrun the processes would stop at
+    different steps, so there both keep their usual effect (the atomic checkpoint stays intact)."""
+
+    SIGNALS = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
+
+    def __init__(self, say: Callable[[str], None], single_process: bool = True):
+        self.received: str | None = None
+        self.say, self.single_process = say, single_process
+        self.previous: dict[int, object] = {}
+
+    @property
+    def pressed(self) -> bool:
+        return self.received is not None
+
+    def __enter__(self) -> StopSignals:
+        if threading.current_thread() is threading.main_thread() and self.single_process:
+            for signum in self.SIGNALS:
+                self.previous[signum] = signal.signal(signum, self._first)
+        return self
+
+    def _first(self, signum, frame) -> None:
+        if self.received is not None:
+            raise KeyboardInterrupt
+        self.received = self.SIGNALS[signum]
+        again = "Ctrl-C again" if signum == signal.SIGINT else "a second signal"
+        self.say(f"\n{self.received}: finishing this step and saving it ({again} to stop at once)")
+
+    def __exit__(self, *exc) -> None:
+        for signum, previous in self.previous.items():
+            signal.signal(signum, previous)
