@@ -65,10 +65,12 @@ def seed() -> int:
 
 def threads() -> int:
     """The lessons' torch thread count: ``MINIVIT_THREADS`` from the environment, or 2; at most
-    this machine's cores (more threads than cores only wait for each other)."""
+    this machine's cores (more threads than cores only wait for each other), or 2 on a machine with
+    fewer, so that the course's own settings run everywhere."""
     cores = os.cpu_count() or 1
+    most = max(cores, DEFAULT_THREADS)
     return _read(
-        "MINIVIT_THREADS", DEFAULT_THREADS, least=1, most=cores, why=f" (this machine has {cores} cores)"
+        "MINIVIT_THREADS", DEFAULT_THREADS, least=1, most=most, why=f" (this machine has {cores} cores)"
     )
 
 
