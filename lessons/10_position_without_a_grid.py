@@ -406,8 +406,9 @@ lesson.claim("a σ = 2 draw's vectors are far from alike", alike["σ = 2 draw"].
 #   arbitrary; numbered by module, it would.
 # - A learned table started small recovers the modules (block-diagonal similarity once sorted, far
 #   above a permutation null); one started at σ = 2 stays the random draw it started as.
-# - Held-out error does not reward the small start here (and the smallest start is worse): a random
-#   table's distinct vectors are name tags enough for attention to learn whom to listen to.
+# - Held-out error does not reward the small start here (and the smallest start is worse). One
+#   reading, which this lesson does not test: a random table's distinct vectors may be name tags
+#   enough for attention to learn whom to listen to.
 
 # %% [markdown]
 # ## Exercises
