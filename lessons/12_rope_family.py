@@ -552,22 +552,22 @@ for name in family:
 print(f"string: the largest entry of P - I after training {p_moved:.2f} (0 at the start)")
 
 # %%
-lesson.claim("rope-axial, rope-spiral and liere tell a row pair from a column pair in 150 steps",
-             {name: axis_accuracy[name] for name in ("rope-axial", "rope-spiral", "liere")}, ">", 0.9)
+with_axis = [name for name in family if axis_accuracy[name] > 0.9]  # which ones depends on the seed
+lesson.claim("some member tells a row pair from a column pair in 150 steps", max(axis_accuracy.values()), ">", 0.9)
 lesson.claim("no member yet tells which way round", accuracy, "<", 0.6)
 lesson.claim("those with the axis are near its 0.5: the axis right, the side at chance",
-             {name: accuracy[name] for name in ("rope-axial", "rope-spiral", "liere")}, ">", 0.35)
+             {name: accuracy[name] for name in with_axis}, ">", 0.35)
 assert max(within[name].max() for name in family if name != "liere") < 1e-9, "trained, the commuting members stay offset-only"
 lesson.claim("trained LieRE: a sizeable share of the score is not a function of the offset", within["liere"].mean(), ">", 0.15)
 lesson.claim("training moves STRING's P off the identity", p_moved, ">", 0.05)
 
 # %% [markdown]
-# In 150 steps `rope-axial`, `rope-spiral` and `liere` tell a row pair from a column pair, and no
-# member yet tells which way round the pair is: the three with the axis score near 0.5, the axis
-# right and the side at chance (lesson 05 met the same plateau; in 800 steps some runs leave it).
-# The two members whose frequencies are learned, `rope-mixed` and `string`, may or may not have
-# found the axis by step 150 (compare the printout under another `MINIVIT_SEED`), so we make no
-# claim about them beyond the first. This task does not
+# In 150 steps some members tell a row pair from a column pair, and no member yet tells which way
+# round the pair is: those with the axis score near 0.5, the axis right and the side at chance
+# (lesson 05 met the same plateau; in 800 steps some runs leave it). Which members have the axis by
+# step 150 depends on the seed (compare the printout under another `MINIVIT_SEED`: `rope-mixed` and
+# `string`, whose frequencies are learned, often miss it, and `rope-axial` does on some seeds), so
+# we make no claim about any one of them. This task does not
 # need diagonal directions, so it is no test of what Spiral RoPE adds to axial RoPE; and a short
 # run cannot rank the family. What holds on every run is structural: training changes STRING's $P$,
 # and the score of every commuting member is still a function of the offset (to float32 rounding),
@@ -673,8 +673,8 @@ exercises.check("12.3", answer_12_3)
 # | Spiral RoPE's 135° pairs are constant along the diagonal and lower along the anti-diagonal: the stripe | `assert all(abs(at(stripe, d, d) - 4.0) < 1e-5 for d in ds), "the 135-degree pairs: constant along the diagonal"`, `assert at(stripe, 1, -1) < 0.6 * at(stripe, 1, 1) and interaction(stripe) > 1.0, "and lower along the anti-diagonal"` | $q = k$ on the 45° pairs (constant along the anti-diagonal) |
 # | at one distance, axial RoPE's score for $q = k$ = ones depends on the direction | `assert min(spread[2].values()) > 0.15, "axial: at every distance, the score depends on the direction"` | Spiral RoPE with $K = 8$ in its place |
 # | with 4 directions it nearly does not at distance 5, but does at √65; with 8 it nearly does not at any distance measured | `assert spread[4][25] < 0.01 and spread[4][65] > 0.05, "four directions: nearly alike at distance 5, not at √65"` `assert max(spread[8].values()) < 0.01, "eight directions: nearly alike at every distance measured"` | $K = 2$ in their place |
-# | in 150 steps `rope-axial`, `rope-spiral` and `liere` tell a row pair from a column pair | `lesson.claim("rope-axial, rope-spiral and liere tell a row pair from a column pair in 150 steps", {name: axis_accuracy[name] for name in ("rope-axial", "rope-spiral", "liere")}, ">", 0.9)` | the models train without position (`none`: 0.5) |
-# | no member yet tells which way round; those with the axis score near its 0.5 | `lesson.claim("no member yet tells which way round", accuracy, "<", 0.6)` `lesson.claim("those with the axis are near its 0.5: the axis right, the side at chance", {name: accuracy[name] for name in ("rope-axial", "rope-spiral", "liere")}, ">", 0.35)` | the models train for 800 steps or more (lesson 05: some runs pass 0.9), or a member misses the axis (chance, 0.25) |
+# | in 150 steps some member tells a row pair from a column pair | `lesson.claim("some member tells a row pair from a column pair in 150 steps", max(axis_accuracy.values()), ">", 0.9)` | the models train without position (`none`: 0.5) |
+# | no member yet tells which way round; those with the axis score near its 0.5 | `lesson.claim("no member yet tells which way round", accuracy, "<", 0.6)` `lesson.claim("those with the axis are near its 0.5: the axis right, the side at chance", {name: accuracy[name] for name in with_axis}, ">", 0.35)` | the models train for 800 steps or more (lesson 05: some runs pass 0.9), or a member that misses the axis is counted among those with it (chance, 0.25) |
 # | trained, the commuting members stay offset-only | `assert max(within[name].max() for name in family if name != "liere") < 1e-9, "trained, the commuting members stay offset-only"` | `learned` in the family (an added table) |
 # | trained, a sizeable share of LieRE's score is not a function of the offset | `lesson.claim("trained LieRE: a sizeable share of the score is not a function of the offset", within["liere"].mean(), ">", 0.15)` | `liere` with `commuting=True` |
 # | training moves STRING's $P$ off the identity | `lesson.claim("training moves STRING's P off the identity", p_moved, ">", 0.05)` | $P$ is frozen (`basis.requires_grad_(False)`) |
