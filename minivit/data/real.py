@@ -107,10 +107,14 @@ def digits(*, test_fraction: float = 0.2, seed: int = 0) -> dict[str, TensorData
 
 
 def resize(data: TensorDataset, size: int | tuple[int, int]) -> TensorDataset:
-    """The same images at another size (bilinear with antialias), for testing across resolutions."""
+    """The same images at another size (bilinear with antialias), for testing across resolutions; the
+    class names (`classes`) go with them."""
     images, labels = data.tensors[:2]
     size = (size, size) if isinstance(size, int) else tuple(size)
     if tuple(images.shape[-2:]) == size:
         return data
     out = F.interpolate(images, size=size, mode="bilinear", align_corners=False, antialias=True)
-    return TensorDataset(out.clamp(0, 1), labels)
+    resized = TensorDataset(out.clamp(0, 1), labels)
+    if hasattr(data, "classes"):
+        resized.classes = data.classes
+    return resized
