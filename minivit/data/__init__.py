@@ -17,7 +17,7 @@ from minivit.data.synthetic import (
     where,
     which_shape,
 )
-from minivit.data.tasks import TaskData, TaskShape, load_task, task_shape
+from minivit.data.tasks import TaskData, TaskShape, load_task, real_images, task_shape
 
 __all__ = [
     "RELATIONS",
@@ -36,6 +36,7 @@ __all__ = [
     "mnist",
     "mnist_offline",
     "odd_one_out",
+    "real_images",
     "relation",
     "render_cells",
     "resize",

