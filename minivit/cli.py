@@ -50,12 +50,12 @@ from minivit.devices import (
 from minivit.evaluate import evaluate, evaluate_resolutions
 from minivit.model import ViT, count_parameters, encoding_of
 from minivit.runsafety import SaveFailed, run_lock
+from minivit.step import _optimizer
 from minivit.train import (
     OPTIMIZERS,
     SCHEDULES,
     Interrupted,
     TrainingDiverged,
-    _optimizer,
     check_fit_options,
     check_train_set,
     fit,
