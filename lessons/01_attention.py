@@ -285,7 +285,9 @@ widgets.attention_explorer(trained, test.images[:20])
 # a tensor or a function, as the exercise says) and run both cells. The check prints ✓ and what your
 # answer shows, or ✗, what differs and a hint. Exercises marked (discussion) have no check.
 #
-# 1. Build an untrained model with `dim=256` and minivit's PyTorch-style init (`init="torch"`), and
+# 1. Build an untrained model with `dim=256` and minivit's PyTorch-style init (`init="torch"`: the
+#    init of `nn.MultiheadAttention`, whose q/k/v projection is xavier-uniform, not quite the
+#    per-`Linear` default the cell above resets to; see `minivit.model`), and
 #    compute its block-0 attention entropy as the init cell above does, with and without the
 #    $1/\sqrt{d}$ scaling (multiply the scores by $\sqrt{d}$). What happens to the entropy? First,
 #    as a number: with 2 heads as here, leaving out the $1/\sqrt{d}$ is the same as a softmax
