@@ -299,7 +299,7 @@ def table(records: list[dict]) -> str:
             smallest, median = min(margins), statistics.median(margins)
             flag = "⚠" if passed < len(runs) or smallest < median / THIN else ""
             lines.append(
-                f"| {name} | {first['op']} {fmt(first['bound'])} | {passed}/{len(runs)} | {fmt(smallest)} "
+                f"| {name} | {first['op']} {first['bound']:g} | {passed}/{len(runs)} | {fmt(smallest)} "
                 f"| {fmt(median)} | {flag} |"
             )
         lines.append("")
