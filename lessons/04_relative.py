@@ -178,13 +178,13 @@ assert torch.equal(ramps["clamp"].attn_bias(small, 0), trained_entries)
 # entry must stand $\ln 15 \approx 2.7$ above the others.
 
 # %%
-steps, lr = 400, 3e-3
+steps, lr = 600, 3e-3
 reach = sum(lr_at(step, steps=steps, lr=lr, warmup=default_warmup(steps)) for step in range(steps))
 print(f"{steps} steps at lr {lr} with warmup and cosine decay: reach {reach:.2f}; "
       f"at 10x the learning rate {10 * reach:.1f}; ln 15 = {math.log(15):.2f}")
 
 # %% [markdown]
-# At the model's own learning rate the table can typically only tilt attention ($e^{0.6} \approx 1.8$;
+# At the model's own learning rate the table can typically only tilt attention ($e^{0.9} \approx 2.5$;
 # Adam's step is about the learning rate when the gradient keeps its size, and can be a few times
 # larger when a gradient that was near zero suddenly grows), not focus it. Swin trains for hundreds of epochs; we give the table 10× the learning rate instead
 # (`position_lr_scale=10`). Exercise 1 asks what happens without it. Keep the reach in mind wherever
@@ -310,8 +310,8 @@ widgets.relative_explorer(learned[1], g)
 # answer shows, or ✗, what differs and a hint. Exercises marked (discussion) have no check.
 #
 # 1. Train with `position_lr_scale=1` (the table at the model's learning rate) with three seeds. How
-#    large do the entries get, and how often does the model get off chance in 400 steps? Before you
-#    train: by what factor must the table's learning rate be scaled for its reach over these 400
+#    large do the entries get, and how often does the model get off chance in 600 steps? Before you
+#    train: by what factor must the table's learning rate be scaled for its reach over these 600
 #    steps (lr 3e-3, warmup and cosine decay, as above) to be ln 15? `answer_04_1 = scale`.
 
 # %% tags=["exercise"]

@@ -137,10 +137,13 @@ for variant, s in live.items():
 viz.resolution_sweep({"live run, 1 seed": (live, setting.train_size)})
 
 # %% [markdown]
-# What the live run shows, checked below. Two encodings learn the task at 24 px, the 2-D sinusoid
-# and RoPE-mixed, and at every other size both keep less than half of what they had above chance
-# (0.25). (`rope-mixed-interp`, the same weights with position interpolation, keeps about as much
-# as RoPE-mixed in the committed run; the recorded sweep below compares the two over seeds.) `none` and ALiBi-2D stay near
+# What the live run shows, checked below. The 2-D sinusoid learns the task at 24 px, and at every
+# other size keeps less than half of what it had above chance (0.25). RoPE-mixed learns it too in
+# the committed run, but whether it has by step 1,000 depends on the seed: on some it is still on the
+# task's plateau, near 0.5, with the axis right and the side at chance (lesson 05 met the same
+# plateau). The printout says where yours is; the recorded sweep below shows RoPE-mixed over three
+# seeds, so we assert nothing about it here. (`rope-mixed-interp` is the same weights with position
+# interpolation; the recorded sweep compares the two.) `none` and ALiBi-2D stay near
 # chance (0.25) at every size; for ALiBi-2D a section below proves it must. Whether the learned
 # table has learned the task in these 1,000 steps depends on the seed (in the recorded sweep it
 # had not, on average over three seeds): its resampling below is shown as a procedure, not as a
@@ -154,9 +157,8 @@ viz.resolution_sweep({"live run, 1 seed": (live, setting.train_size)})
 at_24 = {v: s["mean"][setting.test_sizes.index(24)] for v, s in live.items()}
 learned_it = [v for v in live if at_24[v] > 0.6]
 print("learned the task at 24 px:", learned_it)
-lesson.claim("live: the sinusoid and RoPE-mixed learn the task at 24 px", {v: at_24[v] for v in ("sincos2d", "rope-mixed")}, ">", 0.6)
-for v in ("sincos2d", "rope-mixed"):  # less than half of what it had above chance, at every other size
-    lesson.claim(f"live: {v} keeps less than half of what it had above chance at every other size", max(m for size, m in zip(setting.test_sizes, live[v]["mean"]) if size != 24) - 0.25 - (at_24[v] - 0.25) / 2, "<", 0)
+lesson.claim("live: the sinusoid learns the task at 24 px", at_24["sincos2d"], ">", 0.6)
+lesson.claim("live: the sinusoid keeps less than half of what it had above chance at every other size", max(m for size, m in zip(setting.test_sizes, live["sincos2d"]["mean"]) if size != 24) - 0.25 - (at_24["sincos2d"] - 0.25) / 2, "<", 0)
 lesson.claim("live: none and ALiBi-2D stay near chance at every size", {v: max(live[v]["mean"]) for v in ("none", "alibi2d")}, "<", 0.35)
 
 # %% [markdown]
@@ -247,17 +249,23 @@ scenes, labels = same_scenes[24].tensors[0][:256], same_scenes[24].tensors[1][:2
 mirror = torch.arange(9).view(3, 3).flip(1).flatten()  # patch (r, c) <- patch (r, 2 - c)
 mirrored = shuffle_patches(scenes, 8, mirror)
 mirrored_labels = torch.where(labels < 2, 1 - labels, labels)  # "left of" <-> "right of"
-alibi_model, rope_model = models["alibi2d"], models["rope-mixed"]
+alibi_model = models["alibi2d"]
 with torch.no_grad():
     torch.testing.assert_close(alibi_model(mirrored), alibi_model(scenes), atol=1e-5, rtol=1e-5)  # blind to the mirror
-    rope_on_mirrored = (rope_model(mirrored).argmax(-1) == mirrored_labels).float().mean().item()
-lesson.claim("RoPE-mixed answers the mirrored scenes as mirrored", rope_on_mirrored, ">", 0.6)  # a blind model: about 0.5
+    on_mirrored = {v: (models[v](mirrored).argmax(-1) == mirrored_labels).float().mean().item() for v in ("sincos2d", "rope-mixed")}
+lesson.claim("the sinusoid answers the mirrored scenes as mirrored", on_mirrored["sincos2d"], ">", 0.6)  # a blind model: about 0.5
 print("ALiBi-2D gives the mirrored scenes exactly its answers to the originals")
-print(f"RoPE-mixed on the mirrored scenes, scored against the mirrored answers: {rope_on_mirrored:.3f}")
+for v, a in on_mirrored.items():
+    print(f"{v} on the mirrored scenes, scored against the mirrored answers: {a:.3f} (on the originals {at_24[v]:.3f})")
 bias = alibi_model.pos.attn_bias((3, 3), 0)
 torch.testing.assert_close(bias[:, mirror][:, :, mirror], bias)  # the bias itself is mirror-symmetric
 
 # %% [markdown]
+# A model that knows which way round its patches lie is not blind to the mirror: the sinusoid, which
+# learned the task, answers the mirrored scenes as mirrored (asserted). RoPE-mixed's numbers are
+# printed beside it, on the mirrored scenes and on the originals; a model on the plateau, which has
+# the axis and not the side, has no side to mirror.
+#
 # A task whose answer does not change under those symmetries is one ALiBi-2D can learn: the
 # distance task above (a gap is the same gap mirrored or turned). The recorded sweep below trains it.
 
@@ -267,21 +275,21 @@ torch.testing.assert_close(bias[:, mirror][:, :, mirror], bias)  # the bias itse
 # The usual answer to a new size is a short fine-tune there, every weight at one small learning
 # rate: ViT and DeiT fine-tune at a higher resolution this way (DeiT at 384 px), after resampling
 # the table. More steps are also more training, whatever the size, so a fine-tune needs a control:
-# the same steps at the training size. We take RoPE-mixed, which learned the task, and give it 100
+# the same steps at the training size. We take the sinusoid, which learned the task, and give it 100
 # steps on its training scenes resized (bilinearly) to 48 px, or 100 steps on the same scenes at
 # 24 px; each is tested on the held-out scenes, drawn at both sizes. (The learned table
 # would be the obvious candidate, but whether it learned the task depends on the seed, so steps at
 # any size could mostly give it the training it lacked: exercise 2.)
 
 # %% tags=["nbval-ignore-output"]
-rope = models["rope-mixed"]
+sinusoid = models["sincos2d"]
 images, answers = task.train.tensors[:2]
 train_48 = TensorDataset(F.interpolate(images, size=48, mode="bilinear", align_corners=False), answers)
 runs = {
-    "+100 steps at 48 px": resolution.finetune(rope, train_48, steps=100),
-    "+100 steps at 24 px": resolution.finetune(rope, task.train, steps=100),  # the control
+    "+100 steps at 48 px": resolution.finetune(sinusoid, train_48, steps=100),
+    "+100 steps at 24 px": resolution.finetune(sinusoid, task.train, steps=100),  # the control
 }
-acc = {"trained at 24 px": (at_24["rope-mixed"], live["rope-mixed"]["mean"][setting.test_sizes.index(48)])}  # live run
+acc = {"trained at 24 px": (at_24["sincos2d"], live["sincos2d"]["mean"][setting.test_sizes.index(48)])}  # live run
 acc |= {name: (evaluate(m, same_scenes[24]), evaluate(m, same_scenes[48])) for name, m in runs.items()}
 for name, (a24, a48) in acc.items():
     print(f"{name:>19}: {a24:.3f} at 24 px, {a48:.3f} at 48 px")
@@ -540,7 +548,7 @@ widgets.resolution_explorer(shown, task.at_size, setting.test_sizes, train_size=
 # 1. (discussion) Train `learned` with `position_options={"antialias": True}` and compare at 16 px,
 #    where the two resizes differ most.
 # 2. (discussion) Fine-tune `learned` at 48 px (`resolution.finetune(learned, train_48, steps=100)`)
-#    next to the same steps at 24 px, as done for RoPE-mixed above. Its table never learned the
+#    next to the same steps at 24 px, as done for the sinusoid above. Its table never learned the
 #    task: how much of what it gains at 48 px does the control gain too? Then give its table a tenth
 #    of the rate (`position_lr_scale=0.1`): does it matter?
 # 3. (discussion) Run `python -m minivit.experiments.resolution --settings distance --seeds 5
@@ -592,11 +600,11 @@ exercises.check("08.7", answer_08_7)
 # |---|---|---|
 # | each size draws the same scenes with the same answers | `assert all(torch.equal(d.tensors[1], same_scenes[24].tensors[1]) for d in same_scenes.values())` | a size draws other scenes |
 # | a larger canvas keeps 8 px a cell, a zoom does not | `assert px_per_cell["canvas"] == px_per_cell["trained"] == 8 < px_per_cell["zoom"]` | the canvas is drawn at another scale |
-# | live: the sinusoid and RoPE-mixed learn the task at 24 px; at every other size each keeps less than half of what it had above chance; `none` and ALiBi-2D stay near chance | `lesson.claim("live: the sinusoid and RoPE-mixed learn the task at 24 px", {v: at_24[v] for v in ("sincos2d", "rope-mixed")}, ">", 0.6)` `lesson.claim(f"live: {v} keeps less than half of what it had above chance at every other size", max(m for size, m in zip(setting.test_sizes, live[v]["mean"]) if size != 24) - 0.25 - (at_24[v] - 0.25) / 2, "<", 0)` `lesson.claim("live: none and ALiBi-2D stay near chance at every size", {v: max(live[v]["mean"]) for v in ("none", "alibi2d")}, "<", 0.35)` | a model keeps its accuracy on the zoom, the sinusoid or RoPE-mixed stays on the plateau (600 steps: 5 seeds of 12), or `none` or ALiBi-2D beats chance |
+# | live: the sinusoid learns the task at 24 px; at every other size it keeps less than half of what it had above chance; `none` and ALiBi-2D stay near chance | `lesson.claim("live: the sinusoid learns the task at 24 px", at_24["sincos2d"], ">", 0.6)` `lesson.claim("live: the sinusoid keeps less than half of what it had above chance at every other size", max(m for size, m in zip(setting.test_sizes, live["sincos2d"]["mean"]) if size != 24) - 0.25 - (at_24["sincos2d"] - 0.25) / 2, "<", 0)` `lesson.claim("live: none and ALiBi-2D stay near chance at every size", {v: max(live[v]["mean"]) for v in ("none", "alibi2d")}, "<", 0.35)` | the sinusoid keeps its accuracy on the zoom or does not learn the task, or `none` or ALiBi-2D beats chance |
 # | resampling by hand (reshape, bicubic resize, flatten) is what `resample` and the model do | `torch.testing.assert_close(by_hand, resample(table, old_grid, new_grid))` `torch.testing.assert_close(by_hand, learned.pos.table_for(new_grid))` | the package resizes another way (e.g. linear, or with antialias) |
 # | a recomputed encoding at 6×6 holds the 3×3 one in its corner | `torch.testing.assert_close(table_6.view(6, 6, 64)[:3, :3].reshape(9, 64), table_3)` | the encoding depends on the grid size (e.g. normalized coordinates) |
 # | position interpolation scales 0-5 down to 0-2.5, past the trained 2 | `assert interp.positions((6, 6)).max() <= 2.5 < plain.positions((6, 6)).max()` `assert interp.positions((6, 6)).max() == 2.5 > plain.positions((3, 3)).max()` | the scale is (L−1)/(L′−1) (the last row at 2.0), or no interpolation |
-# | Press's slopes for 4 heads; ALiBi-2D gives mirrored scenes exactly its answers to the originals, and its bias is mirror-symmetric; RoPE-mixed answers them as mirrored | `assert alibi_slopes(4) == [1 / 4, 1 / 16, 1 / 64, 1 / 256]` `torch.testing.assert_close(alibi_model(mirrored), alibi_model(scenes), atol=1e-5, rtol=1e-5)` `torch.testing.assert_close(bias[:, mirror][:, :, mirror], bias)` `lesson.claim("RoPE-mixed answers the mirrored scenes as mirrored", rope_on_mirrored, ">", 0.6)` | a bias that keeps direction (e.g. signed offsets), or RoPE-mixed blind to the mirror (it then scores about 0.5) |
+# | Press's slopes for 4 heads; ALiBi-2D gives mirrored scenes exactly its answers to the originals, and its bias is mirror-symmetric; the sinusoid answers them as mirrored | `assert alibi_slopes(4) == [1 / 4, 1 / 16, 1 / 64, 1 / 256]` `torch.testing.assert_close(alibi_model(mirrored), alibi_model(scenes), atol=1e-5, rtol=1e-5)` `torch.testing.assert_close(bias[:, mirror][:, :, mirror], bias)` `lesson.claim("the sinusoid answers the mirrored scenes as mirrored", on_mirrored["sincos2d"], ">", 0.6)` | a bias that keeps direction (e.g. signed offsets), or the sinusoid blind to the mirror (it then scores about 0.5) |
 # | 100 steps at 48 px win more at 48 px than the same 100 steps at 24 px | `lesson.claim("100 steps at 48 px win more at 48 px than the same steps at 24 px", tuned_48 - control_48, ">", 0.05)` | the gain is only more training (the control then gains as much) |
 # | larger canvas: RoPE and the relative table with its offsets kept beat the resampled table, which is at chance from 40 px; interpolation and the resized relative table stretch like resampling; all learn the 4×4 canvas, all are near chance at 8×8 | `lesson.claim(f"distance, {size} px: RoPE-mixed beats the resampled table", lead("distance", "rope-mixed", "learned", size), ">", 0)` `lesson.claim(f"distance, {size} px: the relative table with its offsets kept beats the resampled table", lead("distance", "relative-clamp", "learned", size), ">", 0)` `lesson.claim(f"distance, {size} px: the resampled table is near chance", at("distance", "learned", size)[0], "<", 0.4)` `lesson.claim("distance, 40 px: RoPE-axial beats the resampled table", lead("distance", "rope-axial", "learned", 40), ">", 0)` `lesson.claim("distance, 40 px: RoPE-mixed beats RoPE-mixed with interpolation", lead("distance", "rope-mixed", "rope-mixed-interp", 40), ">", 0)` `lesson.claim("distance: the relative table with its offsets kept beats the resized one above 32 px by more than 0.15", mean_above("distance", "relative-clamp") - mean_above("distance", "relative"), ">", 0.15)` `lesson.claim("distance, 48 px: the resized relative table and interpolated RoPE-mixed are near chance", {v: at("distance", v, 48)[0] for v in ("relative", "rope-mixed-interp")}, "<", 0.4)` `lesson.claim("distance: all learn the 4×4 canvas", {v: at("distance", v, 32)[0] for v in ("learned", "sincos2d", "relative", "rope-axial", "rope-mixed")}, ">", 0.99)` `lesson.claim("distance, 64 px: at 4x the tokens, all near chance", {v: at("distance", v, 64)[0] for v in summary["distance"]}, "<", 0.55)` | the recorded sweep orders the encodings otherwise |
 # | ALiBi-2D: one slope of 4 varies by more than 0.5 on a 4×4 grid; chance and last on the relation task, near the bottom elsewhere, one distance seed of three learned | `assert sum(r > 0.5 for r in spread) == 1` `lesson.claim("ALiBi-2D is at chance on the relation task at every size", {size: at("relation", "alibi2d", size)[0] for size in summary["relation"]["alibi2d"]["sizes"]}, "<", 0.3)` `assert orders["relation"][-1] == "alibi2d"` `assert "alibi2d" in orders["distance"][-3:] and "alibi2d" in orders["mnist-scale-aug"][-3:]` `assert 3 <= orders["mnist"].index("alibi2d") <= 6` `assert sum(a > 0.95 for a in alibi_distance) == 1 and sum(a < 0.4 for a in alibi_distance) == 2` | steeper slopes, or a recorded sweep where ALiBi-2D learns |

@@ -35,21 +35,14 @@ from torch.utils.data import TensorDataset
 from minivit import memory
 from minivit.attention import Attention
 from minivit.augment import Augment
+from minivit.batches import _Batches, augment_seed
+from minivit.datachecks import check_train_set, is_regression
 from minivit.devices import autocast_dtype, pick_device
 from minivit.evaluate import evaluate
-from minivit.train import (
-    History,
-    _Batches,
-    _Meter,
-    _optimizer,
-    _progress,
-    _Settings,
-    augment_seed,
-    check_fit_options,
-    check_train_set,
-    is_regression,
-    lr_at,
-)
+from minivit.fitchecks import _Settings, check_fit_options
+from minivit.progress import History, _Meter, _progress
+from minivit.schedule import lr_at
+from minivit.step import _optimizer
 
 
 def fit_ensemble(

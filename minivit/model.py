@@ -77,15 +77,7 @@ class ViT(nn.Module):
         self.config = config
         self.patch_embed = PatchEmbed(config.patch_size, config.in_channels, config.dim)
         self.cls_token = nn.Parameter(torch.zeros(1, 1, config.dim)) if config.pool == "cls" else None
-        self.pos = posenc.build(
-            config.position,
-            dim=config.dim,
-            heads=config.heads,
-            depth=config.depth,
-            grid=config.grid,
-            num_prefix_tokens=config.num_prefix_tokens,
-            **config.position_options,
-        )
+        self.pos = _build_encoding(config)
         self.blocks = nn.ModuleList(Block(config) for _ in range(config.depth))
         # pre-LN blocks leave the residual stream unnormalised; post-LN blocks end normalised
         self.norm = nn.LayerNorm(config.dim) if config.norm_first else nn.Identity()
@@ -166,15 +158,20 @@ def encoding_of(config: ViTConfig) -> PositionalEncoding:
     """The positional encoding a ViT of `config` has, built on the meta device: its own checks and
     its shapes, nothing allocated."""
     with torch.device("meta"):
-        return posenc.build(
-            config.position,
-            dim=config.dim,
-            heads=config.heads,
-            depth=config.depth,
-            grid=config.grid,
-            num_prefix_tokens=config.num_prefix_tokens,
-            **config.position_options,
-        )
+        return _build_encoding(config)
+
+
+def _build_encoding(config: ViTConfig) -> PositionalEncoding:
+    """The positional encoding of a ViT of `config`, built on the current device."""
+    return posenc.build(
+        config.position,
+        dim=config.dim,
+        heads=config.heads,
+        depth=config.depth,
+        grid=config.grid,
+        num_prefix_tokens=config.num_prefix_tokens,
+        **config.position_options,
+    )
 
 
 def count_parameters(

@@ -7,7 +7,8 @@ write that fails without losing the last good file.
   runs on this host, and the next run takes it over, saying so. A lock of a run on another host
   cannot be checked from here: it is refused, with the file to delete if that run has ended.
 - `StopSignals`: the first Ctrl-C (SIGINT) or SIGTERM (what a scheduler, `kill` or Colab sends)
-  lets the step finish and be saved; a second one stops at once.
+  lets the step finish and be saved; a second one stops at once. A run stopped that way raises
+  `Interrupted`, which says at which step it stopped and where that step was saved.
 - `SaveFailed`: a file that could not be written (a full disk, a quota); `write_atomic` raises it
   after removing its half-written temporary file, so the previous file is intact.
 
@@ -220,3 +221,15 @@ class StopSignals:
     def __exit__(self, *exc) -> None:
         for signum, previous in self.previous.items():
             signal.signal(signum, previous)
+
+
+class Interrupted(KeyboardInterrupt):
+    """Training stopped at a Ctrl-C or a SIGTERM (`by`) after finishing its step (and writing a
+    checkpoint at that step, if the run has an `out` folder); `step` is the steps done, `path` the
+    checkpoint (or None)."""
+
+    def __init__(self, step: int, steps: int, path: Path | None, by: str = "Ctrl-C"):
+        self.step, self.steps, self.path, self.by = step, steps, path, by
+        saved = f"checkpoint written at step {step} to {path}" if path else "no out= folder, nothing saved"
+        stopped = "interrupted" if by == "Ctrl-C" else f"stopped by {by}"
+        super().__init__(f"{stopped} after step {step} of {steps}; {saved}")

@@ -245,7 +245,7 @@ def test_an_option_value_at_the_edge_of_its_range_trains(name, option, value):
 
 
 def test_a_memory_refusal_names_a_batch_size_that_fits(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("minivit.cli.host_memory", lambda: 1500 * 10**6)
+    monkeypatch.setattr("minivit.cli.training.host_memory", lambda: 1500 * 10**6)
     argv = [
         *BASE,
         "--image-size",
@@ -272,7 +272,7 @@ def test_a_memory_refusal_names_a_batch_size_that_fits(tmp_path, capsys, monkeyp
     def passed(*args, **kwargs):  # load_task comes after the memory check: it was passed
         raise ValueError("the memory check passed")
 
-    monkeypatch.setattr("minivit.cli.load_task", passed)
+    monkeypatch.setattr("minivit.cli.training.load_task", passed)
     code, err = run_cli([*argv[:-4], "--batch-size", str(fits), "--out", str(tmp_path / "run")], capsys)
     assert_one_line(code, err, r"the memory check passed")
 

@@ -238,7 +238,7 @@ WRONG = [
         "the 4 positions of a cell",
     ),
     ("04.1", 10.0, "the reach at 1× is the sum of lr_at"),
-    ("04.1", math.log(15) / (400 * 3e-3), "the warmup and the cosine decay"),
+    ("04.1", math.log(15) / (600 * 3e-3), "the warmup and the cosine decay"),
     ("04.3", key_minus_query, "the query's position minus the key's"),
     ("04.3", unclamped, "clamp each offset to [−clip, clip]"),
     (

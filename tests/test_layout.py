@@ -10,11 +10,6 @@ import minivit
 
 ROOT = Path(minivit.__file__).parent
 LIMIT = 400
-KNOWN = {
-    # known exceptions: being split separately, with the work on training and the command line
-    "train.py",
-    "cli.py",
-}
 
 
 def lengths() -> dict[str, int]:
@@ -22,12 +17,5 @@ def lengths() -> dict[str, int]:
 
 
 def test_no_module_is_longer_than_400_lines():
-    long = {name: n for name, n in lengths().items() if n > LIMIT and name not in KNOWN}
+    long = {name: n for name, n in lengths().items() if n > LIMIT}
     assert not long, f"modules over {LIMIT} lines (split them by concept): {long}"
-
-
-def test_the_known_long_modules_are_still_long():
-    """An entry of KNOWN that is split (or gone) leaves the list, so the limit holds for it again."""
-    now = lengths()
-    short = sorted(name for name in KNOWN if now.get(name, 0) <= LIMIT)
-    assert not short, f"no longer over {LIMIT} lines, take them out of KNOWN: {short}"

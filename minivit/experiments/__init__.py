@@ -5,7 +5,8 @@ writes a JSON file (with the command, date and hardware that produced it) that a
     python -m minivit.experiments.resolution --help     # lesson 08: one model, many resolutions
 
 `recorded(name)` reads a recorded result for a lesson (they ship in `minivit/experiments/recorded/`);
-`write_result`, `read_result` and `resumable` write a sweep as it goes and carry it on after a stop.
+`write_result`, `read_result` and `resumable` write a sweep as it goes and carry it on after a stop;
+`model_config` is the model of a setting that names its patch size, width, depth and heads.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
+
+from minivit.config import ViTConfig
 
 
 def cpu_name() -> str:
@@ -106,6 +109,14 @@ def recorded(name: str) -> dict[str, Any]:
             "(produce another with its experiment's command and --out minivit/experiments/recorded/NAME)"
         )
     return json.loads(path.read_text())
+
+
+def model_config(setting: Any, **fields: Any) -> ViTConfig:
+    """The model of an experiment's `setting`: its patch size, width, depth and heads, with `fields`
+    for the rest (image size, channels, classes, position)."""
+    return ViTConfig(
+        patch_size=setting.patch_size, dim=setting.dim, depth=setting.depth, heads=setting.heads, **fields
+    )
 
 
 def command_line(main: Callable[[], Any], prog: str) -> int:

@@ -25,7 +25,7 @@ from minivit.augment import Augment
 from minivit.config import ViTConfig
 from minivit.data.tasks import TaskData, load_task
 from minivit.evaluate import evaluate
-from minivit.experiments import command_line, provenance, write_result
+from minivit.experiments import command_line, model_config, provenance, write_result
 from minivit.model import ViT
 from minivit.train import autocast_dtype, fit, pick_device, seed_everything
 
@@ -51,15 +51,8 @@ class Setting:
     train_examples: int | None = None  # a subset of the training set (None: all of it)
 
     def config(self, position: str, *, image_size: int, in_channels: int, num_classes: int) -> ViTConfig:
-        return ViTConfig(
-            image_size=image_size,
-            patch_size=self.patch_size,
-            in_channels=in_channels,
-            num_classes=num_classes,
-            dim=self.dim,
-            depth=self.depth,
-            heads=self.heads,
-            position=position,
+        return model_config(
+            self, image_size=image_size, in_channels=in_channels, num_classes=num_classes, position=position
         )
 
     def config_for(self, data: TaskData, position: str) -> ViTConfig:

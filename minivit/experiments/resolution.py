@@ -29,7 +29,7 @@ from minivit.config import ViTConfig
 from minivit.data.tasks import TaskData, load_task
 from minivit.ensemble import fit_ensemble
 from minivit.evaluate import evaluate_resolutions
-from minivit.experiments import command_line, provenance, write_result
+from minivit.experiments import command_line, model_config, provenance, write_result
 from minivit.finetune import finetune as finetune  # lesson 08 reads it here
 from minivit.model import ViT
 from minivit.train import fit, pick_device, seed_everything
@@ -93,14 +93,11 @@ class Setting:
 
     def config(self, variant: str, num_classes: int, in_channels: int) -> ViTConfig:
         position, options = VARIANTS[variant]
-        return ViTConfig(
+        return model_config(
+            self,
             image_size=self.train_size,
-            patch_size=self.patch_size,
             in_channels=in_channels,
             num_classes=num_classes,
-            dim=self.dim,
-            depth=self.depth,
-            heads=self.heads,
             pool=self.pool,
             position=position,
             position_options=options,

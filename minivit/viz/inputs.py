@@ -21,6 +21,17 @@ def _patch_lines(ax, size: tuple[int, int], patch_size: int) -> None:
         ax.axhline(y - 0.5, color="white", lw=0.5, alpha=0.5)
 
 
+def _panels(n: int, ncols: int, width: float, height: float) -> tuple[Figure, list]:
+    """A figure of `n` panels in rows of `ncols`, each `width` x `height` inches, their axes off;
+    returns the figure and the first `n` axes."""
+    nrows = -(-n // ncols)
+    fig = Figure(figsize=(width * ncols, height * nrows), layout="constrained")
+    axes = list(fig.subplots(nrows, ncols, squeeze=False).flat)
+    for ax in axes:
+        ax.axis("off")
+    return fig, axes[:n]
+
+
 def show_images(
     images: Tensor,
     labels: Sequence[int] | Tensor | None = None,
@@ -30,14 +41,8 @@ def show_images(
     patch_size: int | None = None,
 ) -> Figure:
     """A grid of images [n, C, H, W], titled with their labels; patch boundaries if `patch_size`."""
-    n = len(images)
-    nrows = -(-n // ncols)
-    fig = Figure(figsize=(1.6 * ncols, 1.8 * nrows), layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False)
-    for i, ax in enumerate(axes.flat):
-        ax.axis("off")
-        if i >= n:
-            continue
+    fig, axes = _panels(len(images), ncols, 1.6, 1.8)
+    for i, ax in enumerate(axes):
         ax.imshow(hwc(images[i]), interpolation="nearest")
         if patch_size:
             _patch_lines(ax, images.shape[-2:], patch_size)
@@ -125,15 +130,8 @@ def lst_puzzles(
 ) -> Figure:
     """Latin square puzzles [n, 16] (0 blank, 1-4 shown, 5 the query) as 4x4 grids; the query cell
     is marked "?" (with its answer 1-4 underneath when `answers` are given)."""
-    n = len(cells)
-    ncols = min(ncols, n)
-    nrows = -(-n // ncols)
-    fig = Figure(figsize=(1.5 * ncols, 1.75 * nrows), layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False)
-    for i, ax in enumerate(axes.flat):
-        ax.axis("off")
-        if i >= n:
-            continue
+    fig, axes = _panels(len(cells), min(ncols, len(cells)), 1.5, 1.75)
+    for i, ax in enumerate(axes):
         grid = cells[i].view(4, 4).tolist()
         shade = np.array([[0.93 if v == 5 else 1.0 for v in row] for row in grid])
         ax.imshow(shade, cmap="gray", vmin=0, vmax=1, extent=(-0.5, 3.5, 3.5, -0.5))

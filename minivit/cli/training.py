@@ -1,0 +1,239 @@
+"""`minivit train`: every check first (the options, the folder, the memory the run needs, the data),
+then run.json, the training, and the run's metrics and history; a refused run writes nothing. Under
+torchrun the first process holds the run folder for all of them and alone writes to it."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import asdict, replace
+from pathlib import Path
+
+import torch
+
+from minivit import memory
+from minivit.augment import Augment
+from minivit.checkpoint import CHECKPOINT, check_resumable, check_writable, resumable, write_atomic
+from minivit.checks import check_whole
+from minivit.cli.runs import HISTORY, RUN, read_run
+from minivit.config import PRESETS, ViTConfig
+from minivit.data import load_task, task_shape
+from minivit.devices import (
+    autocast_dtype,
+    check_split,
+    device_memory,
+    host_memory,
+    init_distributed,
+    pick_device,
+)
+from minivit.evaluate import evaluate
+from minivit.model import ViT, count_parameters, encoding_of
+from minivit.runsafety import run_lock
+from minivit.step import _optimizer
+from minivit.train import check_fit_options, check_train_set, fit
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    if args.threads is not None:
+        cores = os.cpu_count() or 1  # more threads than cores only wait for each other
+        check_whole("--threads", args.threads, 1, cores)
+        torch.set_num_threads(args.threads)
+    rank, world, device = init_distributed(args.device)  # (0, 1, None) outside torchrun
+    try:
+        return _train(args, rank, world, device or args.device)
+    finally:
+        if world > 1:
+            torch.distributed.destroy_process_group()
+
+
+# what the memory advice names, as the command spells it
+FLAGS = {
+    k: "--" + k.replace("_", "-")
+    for k in ("batch_size", "image_size", "patch_size", "dim", "depth", "train_size", "test_size")
+}
+
+
+def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.device | None) -> int:
+    """Check everything, then write run.json and train: a refused run writes nothing."""
+    say = print if rank == 0 else (lambda *a, **k: None)
+    augment = replace(Augment.recipe(args.augment), resized_crop=tuple(args.resized_crop or ()) or None)
+    options = {  # checked here, before anything is written, and passed on to fit as they are
+        "steps": args.steps,
+        "batch_size": args.batch_size,
+        "lr": args.lr,
+        "weight_decay": args.weight_decay,
+        "warmup": args.warmup,
+        "schedule": args.schedule,
+        "label_smoothing": args.label_smoothing,
+        "grad_clip": args.grad_clip or None,
+        "optimizer": args.optimizer,
+        "augment": augment,
+        "precision": args.precision,
+        "compile": args.compile,
+        "seed": args.seed,
+        "checkpoint_every": args.checkpoint_every,
+    }
+    settings = check_fit_options(**options)
+    device = pick_device(device)
+    check_split(args.batch_size, world)
+    shape = task_shape(
+        args.task, image_size=args.image_size, train_size=args.train_size, test_size=args.test_size
+    )
+    changes = {
+        k: v
+        for k, v in {
+            "patch_size": args.patch_size,
+            "dim": args.dim,
+            "depth": args.depth,
+            "heads": args.heads,
+            "pool": args.pool,
+        }.items()
+        if v is not None
+    }
+    config = PRESETS[args.preset].with_(
+        image_size=shape.image_size,
+        in_channels=shape.in_channels,
+        num_classes=shape.num_classes,
+        position=args.position,
+        position_options=dict(args.option),
+        **changes,
+    )
+    batch = min(args.batch_size, shape.train_examples) // world  # a batch never holds more than the set
+    evaluation = min(memory.EVAL_BATCH, max(shape.train_examples, args.test_size))
+    # the model is counted from its config, never built to be refused (100,000 blocks are refused at
+    # once); its encoding alone is built, on the meta device, for its own checks (head width and such)
+    _check_memory(config, shape.data_bytes, batch, evaluation, device, args.precision)
+    params = count_parameters(config, encoding_of(config))
+    run = {
+        "task": args.task,
+        "train_size": args.train_size,
+        "test_size": args.test_size,
+        "seed": args.seed,
+        "data_root": str(args.data_root),
+        "config": config.to_dict(),
+    }
+    run_file = args.out / RUN
+    state = _check_out(args, run, config, settings)
+    data = load_task(
+        args.task,
+        image_size=args.image_size,
+        train_size=args.train_size,
+        test_size=args.test_size,
+        seed=args.seed,
+        root=args.data_root,
+        download=not args.no_download,
+    )
+    check_train_set(data.train, config.num_classes)
+    check_writable(args.out, model_bytes=params * 4 * 4)
+    with _lock_out(args.out, rank, world):  # no other run writes to the folder until this one ends
+        state = _check_out(args, run, config, settings)  # again: it may have changed before the lock
+        torch.manual_seed(args.seed)
+        model = ViT(config)
+        if state is not None:  # weights, optimizer, batch order and the rest, before run.json is written
+            check_resumable(args.out / CHECKPOINT, state, model, len(data.train), _optimizer(model, settings))
+        processes = f", {world} processes" if world > 1 else ""
+        say(f"{data}\n{args.position}: {sum(p.numel() for p in model.parameters()):,} parameters{processes}")
+        if args.resume:
+            say(
+                f"resuming from step {state['step']} of {args.steps}"
+                if state is not None
+                else f"no checkpoint in {args.out} yet: starting from step 0"
+            )
+        if rank == 0:
+            write_atomic(run_file, lambda f: f.write(json.dumps(run, indent=2).encode()))
+        history = fit(
+            model,
+            data.train,
+            **options,
+            device=device,
+            progress=not args.quiet,
+            desc=args.position,
+            out=args.out,
+            resume=args.resume,
+        )
+        metrics = {
+            "train_accuracy": evaluate(model, data.train),
+            "test_accuracy": evaluate(model, data.test),
+            "final_loss": history.loss[-1] if history.loss else None,
+        }
+        run["metrics"] = metrics
+        if rank == 0:
+            write_atomic(run_file, lambda f: f.write(json.dumps(run, indent=2).encode()))
+            write_atomic(args.out / HISTORY, lambda f: f.write(json.dumps(asdict(history)).encode()))
+        say(
+            f"train accuracy {metrics['train_accuracy']:.3f}  test accuracy {metrics['test_accuracy']:.3f}"
+            f"  -> {args.out / CHECKPOINT}"
+        )
+        return 0
+
+
+def _check_out(args: argparse.Namespace, run: dict, config: ViTConfig, settings) -> dict | None:
+    """Refuse a folder that holds another run (or, with --resume, a run or checkpoint this command
+    cannot continue); return the checkpoint to resume from (None: start at step 0)."""
+    run_file = args.out / RUN
+    if run_file.exists() and not args.resume:
+        raise ValueError(f"{args.out} already holds a run; pass --resume to continue it, or another --out")
+    if args.resume and run_file.exists() and (args.out / CHECKPOINT).exists():
+        before = read_run(args.out)
+        diff = [k for k in run if k != "config" and before.get(k) != run[k]]
+        if diff:
+            raise ValueError(f"cannot resume {args.out}: {', '.join(diff)} differ from the saved run")
+    return resumable(args.out / CHECKPOINT, config, settings) if args.resume else None
+
+
+@contextlib.contextmanager
+def _lock_out(out: Path, rank: int, world: int) -> Iterator[None]:
+    """Hold the lock of the run folder `out` (process 0 holds it for all under torchrun)."""
+    with contextlib.ExitStack() as stack:
+        problem = None
+        if rank == 0:
+            try:
+                stack.enter_context(run_lock(out, name="--out"))
+            except ValueError as err:
+                problem = str(err)
+        if world > 1:  # every process has checked the folder, and learns whether it may write to it
+            box = [problem]
+            torch.distributed.broadcast_object_list(box, src=0)
+            problem = box[0]
+        if problem:
+            raise ValueError(problem)
+        yield
+
+
+def _check_memory(
+    config: ViTConfig,
+    data_bytes: int,
+    batch_size: int,
+    evaluation_batch: int,
+    device: torch.device,
+    precision: str,
+) -> None:
+    """Refuse a run whose data, model and step need more memory than this machine (or its GPU) has
+    (first without the encoding's parameters, so a run too large for its blocks alone is refused
+    before even its encoding is built)."""
+    for encoding in (False, True):
+        est = memory.estimate(
+            config,
+            batch_size=batch_size,
+            autocast=autocast_dtype(device, precision) is not None,
+            device_type=device.type,
+            data_bytes=data_bytes,
+            evaluation_batch=evaluation_batch,
+            encoding=encoding,
+        )
+        _check_estimate(est, data_bytes, batch_size, device)
+
+
+def _check_estimate(est: memory.Estimate, data_bytes: int, batch_size: int, device: torch.device) -> None:
+    if device.type != "cuda":
+        memory.check(est, host_memory(), where="this machine", names=FLAGS)
+        return
+    host = memory.Estimate(data_bytes, 0, 0, batch_size, {"data": data_bytes})
+    memory.check(host, host_memory(), where="this machine", names=FLAGS)
+    on_gpu = data_bytes // 2  # the training set (about half of what making the data takes) moves there
+    est.fixed -= data_bytes - on_gpu
+    est.parts["data"] = on_gpu
+    memory.check(est, device_memory(device), where=f"the GPU ({device})", names=FLAGS)
