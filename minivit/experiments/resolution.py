@@ -46,6 +46,10 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "rope-mixed": ("rope-mixed", {}),
     "rope-mixed-interp": ("rope-mixed", {"interpolate": True}),
     "alibi2d": ("alibi2d", {}),
+    # lesson 12's family: STRING around mixed RoPE, Spiral RoPE (4 directions), LieRE
+    "string": ("string", {}),
+    "rope-spiral": ("rope-spiral", {}),
+    "liere": ("liere", {}),
 }
 
 # top-1 at test resolution, models trained at 224 without fine-tuning
@@ -145,6 +149,10 @@ SETTINGS = {
         variants=("none", "learned", "sincos2d", "rope-mixed", "rope-mixed-interp", "alibi2d"),
     ),
 }
+FAMILY = ("rope-axial", "rope-mixed", "string", "rope-spiral", "liere")
+# lesson 12: the RoPE family under the relation zoom (1,000 steps) and the distance canvas
+SETTINGS["relation-family"] = replace(SETTINGS["relation"], variants=FAMILY)
+SETTINGS["distance-family"] = replace(SETTINGS["distance"], variants=FAMILY)
 RECORDED = ("distance", "relation", "relation-scale-aug", "mnist", "mnist-scale-aug")
 
 
