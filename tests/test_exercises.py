@@ -327,7 +327,7 @@ def test_a_wrong_answer_fails_with_its_hint(exercise_id, answer, hint, capsys):
 
 @pytest.mark.parametrize(
     ("exercise_id", "wrong", "right"),
-    [("01.1", 0.2, "0.088"), ("03.7", 0.7, "0.88"), ("04.1", 3.0, "4.49"), ("09.8", 500, "1164")],
+    [("01.1", 0.2, "0.088"), ("03.7", 0.7, "0.88"), ("04.1", 4.5, "2.99"), ("09.8", 500, "1164")],
 )
 def test_a_wrong_number_is_not_told_the_right_one(exercise_id, wrong, right, capsys):
     passed, line = checked(exercise_id, wrong, capsys)
