@@ -24,7 +24,8 @@
 # **What you will learn**
 # - what a learned table is and three ways to start it, and where each comes from: zeros, trunc-normal 0.02, normal σ = 1;
 # - what training makes of it, measured by a *structure score*: does a patch's vector resemble its neighbours'?
-# - that a large random table (σ = 1) fits the task as it is, even frozen, and keeps no layout;
+# - that a large random table (σ = 1) fits the task as it is, learns it far above chance even
+#   frozen, and keeps no layout;
 # - that what training adds to a table started small (zeros, σ = 0.02) groups positions by cell,
 #   and that a run with nothing to learn groups far less;
 # - how a table trained at one resolution is resampled for another (linearly in ViT's code,
@@ -208,8 +209,9 @@ for name in models:
 # contrast of $\Delta$ is above its null (asserted below; the first two grids show the 2×2 blocks,
 # the third shows the σ = 1 model's $\Delta$). The task needs to know the cell, not a smooth layout,
 # and a layout that depends on the offset alone would score 0. Two controls check the reasons given above. Train the σ = 1
-# model with its table *frozen* at the random draw: if the model fits by reading the random vectors,
-# it fits without training them. And train the zero table on the same images with the labels
+# model with its table *frozen* at the random draw: if the model learns the task by reading the
+# random vectors, it learns it without training them too (in 300 steps it ends far above chance,
+# 1/9, if not always as high as with the table trained: asserted above 0.4). And train the zero table on the same images with the labels
 # shuffled. If the cell structure comes from the labels being tied to where the shape is (one
 # reason it might: the gradient at a position may be largest in images whose shape sits there,
 # which all carry the same label), far less should group with shuffled labels. With shuffled labels there is nothing to learn, so the loss
@@ -240,7 +242,7 @@ print(f"init zeros, trained on shuffled labels: loss {loss_shuffled:.2f} (ln 9 =
 # %%
 lesson.claim("the large table fits the task", accuracy["1.0"], ">", 0.7)
 lesson.claim("it learns sooner than 0.02: ahead over the run", over_run["1.0"] - over_run["0.02"], ">", 0.1)
-lesson.claim("and fits without training the table: the random vectors suffice", accuracy_frozen, ">", 0.6)
+lesson.claim("and learns the task without training the table, far above chance (1/9)", accuracy_frozen, ">", 0.4)
 lesson.claim("the large table gains no layout in training", abs(structure["1.0"][-1] - structure["1.0"][0]), "<", 0.03)
 lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1)
 lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1)
@@ -332,7 +334,8 @@ widgets.learned_explorer(snapshots, grid)
 # - The usual starts: 0.02 (ViT, timm; `minivit`'s `trunc_normal` cuts at ±2σ), σ = 1
 #   (`torch.randn`, `nn.Embedding`) and zeros.
 # - Started large (σ = 1), the random vectors already tell the positions apart: the model fits the
-#   task with them, with the table frozen too, and the table keeps no layout. What training
+#   task with them, learns it far above chance with the table frozen too, and the table keeps no
+#   layout. What training
 #   adds is a few percent of the table.
 # - Started small or at zero, the table becomes what training adds. On this task that groups
 #   positions by cell (neighbours inside a cell more alike than neighbours across a boundary, which
@@ -405,7 +408,7 @@ exercises.check("03.9", answer_03_9)
 # |---|---|---|
 # | σ = 1 dominates the patch tokens, 0.02 does not, zeros is nothing | `assert table_norms["zeros"] == 0 and table_norms["0.02"] < token_norm < table_norms["1.0"]` | the σ = 1 model is drawn with σ = 0.02 |
 # | the σ = 1 model fits the task in 300 steps, and sooner than 0.02: ahead in mean test accuracy over the run | `lesson.claim("the large table fits the task", accuracy["1.0"], ">", 0.7)` `lesson.claim("it learns sooner than 0.02: ahead over the run", over_run["1.0"] - over_run["0.02"], ">", 0.1)` | the σ = 1 model gets the 0.02 start |
-# | it fits with the random table as it is | `lesson.claim("and fits without training the table: the random vectors suffice", accuracy_frozen, ">", 0.6)` | the frozen table is zeros (chance, 1/9) |
+# | it learns the task far above chance with the random table as it is | `lesson.claim("and learns the task without training the table, far above chance (1/9)", accuracy_frozen, ">", 0.4)` | the frozen table is zeros (chance, 1/9) |
 # | the σ = 1 table keeps no layout: training leaves its structure where the random draw put it | `lesson.claim("the large table gains no layout in training", abs(structure["1.0"][-1] - structure["1.0"][0]), "<", 0.03)` | the 0.02 table is measured instead |
 # | what training adds to it is small beside its start, and outgrows the 0.02 start | `lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1)` `lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1)` | the two starts swap (σ = 1 for the 0.02 model and back) |
 # | a layout whose similarity depends on the offset alone (the 2-D sinusoid) scores 0 on the cell contrast | `torch.testing.assert_close(cell_contrast(sincos_2d(grid, 64)), 0.0, atol=1e-6, rtol=0)` | a table whose similarity is not the same everywhere takes the sinusoid's place (ramps along the rows and columns) |
