@@ -574,6 +574,59 @@ lesson.claim("training moves STRING's P off the identity", p_moved, ">", 0.05)
 # while LieRE's is not.
 
 # %% [markdown]
+# ## The family at a new size: a recorded sweep
+#
+# Lesson 08's protocol: train at 24 px on the relation task (1,000 steps, 4,000 scenes), then test
+# the same scenes zoomed to 16-48 px with no further training; three seeds per member. The runs are
+# recorded (`python -m minivit.experiments.resolution --settings relation-family --seeds 3
+# --threads 1 --out minivit/experiments/recorded/rope_family.json`, about 40 minutes on one busy
+# CPU core). This is the course's own small set-up, not any paper's, so no published number applies.
+
+# %%
+from minivit.experiments import recorded
+
+family_sweep, zoom_sweep = recorded("rope_family.json"), recorded("resolution.json")
+sizes = family_sweep["settings"]["relation-family"]["test_sizes"]
+runs = {(r["variant"], r["seed"]): r["accuracy"] for r in family_sweep["runs"]}
+print("accuracy at " + ", ".join(f"{s} px" for s in sizes) + " (chance 0.25)")
+for (name, seed), acc in runs.items():
+    print(f"{name:>12}, seed {seed}: " + "  ".join(f"{acc[str(s)]:.2f}" for s in sizes))
+learned_runs = {key: acc for key, acc in runs.items() if acc["24"] > 0.9}
+plateau = {name: sum(acc["24"] < 0.6 for (n, _), acc in runs.items() if n == name) for name in family}
+kept = {f"{name}, seed {seed}": max(acc[str(s)] - 0.25 for s in sizes if s != 24) / (acc["24"] - 0.25)
+        for (name, seed), acc in learned_runs.items()}
+
+
+def above(acc):
+    """Mean accuracy above the training size."""
+    return sum(acc[str(s)] for s in sizes if s > 24) / sum(s > 24 for s in sizes)
+
+
+zoom_runs = {(r["variant"], r["seed"]): r["accuracy"] for r in zoom_sweep["runs"] if r["setting"] == "relation"}
+axial_ahead = {sweep: [above(rs["rope-axial", s]) > above(rs["rope-mixed", s]) for s in range(3)]
+               for sweep, rs in (("lesson 08's sweep", zoom_runs), ("this sweep", runs))}
+print("still on the plateau at step 1,000 (seeds of 3):", plateau)
+print("rope-axial ahead of rope-mixed above 24 px, seeds 0-2:", axial_ahead)
+
+# %%
+lesson.claim("recorded: every run that learned keeps less than half of what it had above chance at every other size", kept, "<", 0.5)
+lesson.claim("recorded: no member is on the plateau on more than one seed of three", plateau, "<=", 1)
+assert len(learned_runs) + sum(plateau.values()) == len(runs), "every run either learned the task or sits on its plateau"
+assert axial_ahead["lesson 08's sweep"] != axial_ahead["this sweep"], "two recordings of one setting order axial and mixed RoPE differently"
+
+# %% [markdown]
+# What the recorded sweep shows, and what it cannot. Every run that learned the task keeps less
+# than half of what it had above chance at every other size: on a zoom, no member carries what it
+# learned at 24 px to the new scale, as lesson 08 found for the other encodings. At step 1,000 some
+# runs are still on the task's plateau (the axis right, the side at chance: about 0.5), and which
+# ones depends on the seed: no member is on it on more than one seed of three, and every run is
+# either on it or has learned the task. The sweep cannot rank the members: lesson 08's sweep of the
+# same setting, same seeds, recorded on two threads, puts RoPE-axial ahead of RoPE-mixed above the
+# training size on a different set of seeds than this one does (the last line printed above). At this scale the
+# order of two members is as much the run's as the encoding's; telling them apart needs more
+# seeds, longer runs or a task built for the difference (diagonal directions for Spiral RoPE).
+
+# %% [markdown]
 # ## What we covered
 #
 # - A rotation of a channel pair is $e^{\varphi J}$; the exponential of any skew-symmetric matrix is
@@ -593,6 +646,9 @@ lesson.claim("training moves STRING's P off the identity", p_moved, ">", 0.05)
 #   out to a distance that grows with $K$ (5 patches for $K = 4$, past 8 for $K = 8$).
 # - Trained for 150 steps on the relation task, the five members cannot be ranked; the commuting
 #   ones stay offset-only and LieRE does not.
+# - Recorded, trained at 24 px for 1,000 steps and tested zoomed (lesson 08's protocol, three
+#   seeds): every run that learned keeps less than half of its accuracy above chance at other sizes,
+#   and two recordings of the same setting order RoPE-axial and RoPE-mixed differently.
 
 # %% [markdown]
 # ## Exercises
@@ -678,3 +734,6 @@ exercises.check("12.3", answer_12_3)
 # | trained, the commuting members stay offset-only | `assert max(within[name].max() for name in family if name != "liere") < 1e-9, "trained, the commuting members stay offset-only"` | `learned` in the family (an added table) |
 # | trained, a sizeable share of LieRE's score is not a function of the offset | `lesson.claim("trained LieRE: a sizeable share of the score is not a function of the offset", within["liere"].mean(), ">", 0.15)` | `liere` with `commuting=True` |
 # | training moves STRING's $P$ off the identity | `lesson.claim("training moves STRING's P off the identity", p_moved, ">", 0.05)` | $P$ is frozen (`basis.requires_grad_(False)`) |
+# | recorded: every run that learned the relation task at 24 px keeps less than half of what it had above chance at every other size | `lesson.claim("recorded: every run that learned keeps less than half of what it had above chance at every other size", kept, "<", 0.5)` | a member carries its accuracy to the zoom (e.g. tested on a larger canvas instead, where offsets keep their meaning) |
+# | recorded: at step 1,000 each run has learned the task or sits on its plateau, and no member sits there on more than one seed of three | `lesson.claim("recorded: no member is on the plateau on more than one seed of three", plateau, "<=", 1)` `assert len(learned_runs) + sum(plateau.values()) == len(runs), "every run either learned the task or sits on its plateau"` | a shorter run (at 150 steps most runs are on the plateau), or a run between the two |
+# | recorded: two recordings of one setting order RoPE-axial and RoPE-mixed differently above the training size | `assert axial_ahead["lesson 08's sweep"] != axial_ahead["this sweep"], "two recordings of one setting order axial and mixed RoPE differently"` | the two recordings agree seed by seed (then a ranking would be worth testing with more seeds) |
