@@ -100,6 +100,10 @@ def test_logit_terms_sum_to_the_models_own_logits(name, norm_first, pool):
     maps = model.eval().attention_maps(images)
     for layer in range(model.config.depth):
         torch.testing.assert_close(logits[layer].softmax(-1), maps[layer], atol=1e-6, rtol=0)
+        if not model.pos.rotate_is_linear:  # PoPE: softplus does not split over content + position
+            with pytest.raises(ValueError, match="must be linear in q and k"):
+                analysis.logit_terms(model, images, layer)
+            continue
         terms = analysis.logit_terms(model, images, layer)
         total = sum(terms[t] for t in analysis.TERMS)
         torch.testing.assert_close(total, logits[layer], atol=1e-5, rtol=1e-5)

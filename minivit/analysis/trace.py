@@ -137,6 +137,12 @@ def logit_terms(model: ViT, images: Tensor, layer: int = 0) -> dict:
             a constant per query): mean over b, i, j of |T_ij - mean_j T_ij|, over the sum for all terms.
     """
     _check_layer(model, layer)
+    if not model.pos.rotate_is_linear:
+        raise ValueError(
+            f"logit_terms splits the logits into content and position terms through the encoding's "
+            f"rotation, which must be linear in q and k; {type(model.pos).__name__}'s is not (PoPE takes "
+            "softplus of each channel); use attention_logits for its logits"
+        )
     record = trace(model, images)
     block, grid, pos = model.blocks[layer], record["grid"], model.pos
     attn = block.attn
@@ -151,7 +157,7 @@ def logit_terms(model: ViT, images: Tensor, layer: int = 0) -> dict:
         qc, kc = pos.rotate(*_split_heads(attn, attn.qkv(c)), grid, layer)  # content keeps the biases
         qe, ke = pos.rotate(*_split_heads(attn, F.linear(e, attn.qkv.weight)), grid, layer)
         bias = pos.attn_bias(grid, layer)
-    root = math.sqrt(attn.head_dim)
+    root = math.sqrt(qc.shape[-1])  # the rotated width, as `explicit_attention` divides by
     terms = {
         "content_content": qc @ kc.transpose(-2, -1) / root,
         "content_position": qc @ ke.transpose(-2, -1) / root,

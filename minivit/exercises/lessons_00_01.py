@@ -108,6 +108,7 @@ WHY = {
     "rope-spiral": "RoPE rotates queries and keys by their place: a shuffle changes the angles between them",
     "string": "STRING is RoPE after a change of basis: a shuffle changes the angles between queries and keys",
     "liere": "LieRE rotates queries and keys by their place: a shuffle changes the rotations between them",
+    "pope": "PoPE gives each channel of q and k an angle by place: a shuffle changes the angles between them",
 }
 
 

@@ -16,6 +16,7 @@ from minivit.posenc.conditional import PEG
 from minivit.posenc.learned import Learned, resample
 from minivit.posenc.liere import LieRE, skew_symmetric
 from minivit.posenc.none import NoPosition
+from minivit.posenc.pope import PoPE, polar, pope_frequencies
 from minivit.posenc.relative import RelativeBias, relative_offsets
 from minivit.posenc.rope import RoPE1D, RoPEAxial, RoPEMixed, rotate_pairs
 from minivit.posenc.sinusoidal import Sincos1D, Sincos2D, sincos_1d, sincos_2d
@@ -34,6 +35,7 @@ REGISTRY: dict[str, type[PositionalEncoding]] = {
     "rope-spiral": RoPESpiral,
     "string": STRING,
     "liere": LieRE,
+    "pope": PoPE,
     "alibi1d": ALiBi1D,
     "alibi2d": ALiBi2D,
     "peg": PEG,
@@ -125,6 +127,7 @@ __all__ = [
     "Learned",
     "LieRE",
     "NoPosition",
+    "PoPE",
     "PositionalEncoding",
     "RelativeBias",
     "RoPE1D",
@@ -143,6 +146,8 @@ __all__ = [
     "grid_coords",
     "options_of",
     "pad_prefix",
+    "polar",
+    "pope_frequencies",
     "relative_offsets",
     "resample",
     "rotate_pairs",

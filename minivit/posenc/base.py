@@ -53,6 +53,10 @@ class PositionalEncoding(nn.Module):
         num_prefix_tokens: tokens before the patches (1 for a class token).
     """
 
+    # `rotate` is linear in q and k (RoPE's rotations are): logits then split exactly into content
+    # and position terms (`minivit.analysis.logit_terms`); PoPE's softplus is not
+    rotate_is_linear = True
+
     def __init__(self, *, dim: int, heads: int, depth: int, grid: Grid, num_prefix_tokens: int = 0):
         super().__init__()
         self.dim, self.heads, self.depth = dim, heads, depth
