@@ -16,7 +16,7 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/minivit-course/minivit/blob/main/lessons/09_capstone.ipynb)
 #
-# Eight lessons took position apart on small tasks. This one sets every encoding side by side on
+# Nine lessons took position apart on small tasks. This one sets every encoding side by side on
 # real images (CIFAR-10 on a GPU, handwritten digits on a CPU) with the tools a real run needs:
 # mixed precision, data augmented on the GPU, and several GPUs at once.
 #
@@ -117,8 +117,10 @@ assert max(flops.values()) / min(flops.values()) < 1.01  # every encoding: the s
 # Every encoding costs the same matrix products. What the count does not see are the small
 # element-wise operations (RoPE's rotations, a bias added to the logits) and which attention kernel
 # runs: by PyTorch's documentation, `scaled_dot_product_attention` can pick FlashAttention on a GPU
-# when there is no bias, while a bias (relative, ALiBi) sends it to the memory-efficient kernel. Those differences show up in the
-# measured speed below, not in the count.
+# when there is no bias, while a bias (relative, ALiBi) sends it to the memory-efficient kernel. On
+# a GPU those differences can show in the measured speed below, not in the count. The committed
+# run measured it on a CPU, whose kernels are not these (there the encodings with a bias were not
+# the slowest), so read its differences as that machine's.
 #
 # From the count comes an estimate. Fifteen epochs of CIFAR-10 are 750,000 training images. A GPU
 # rarely sustains more than a third of its peak on a model this small, so:
@@ -245,7 +247,7 @@ assert max(spread) < 0.3  # the bias moves a logit by less than 0.3
 # because one is not enough. Sixty AdamW steps on the shape task: the loss must fall (a run that
 # never leaves $\ln 4$ would agree with anything) and the two curves must agree. But Adam divides
 # each step by the gradient's own size, so a DDP that *summed* the two shares' gradients instead of
-# averaging them would follow the same curve. SGD does not: one SGD step moves each weight by the
+# averaging them would follow nearly the same curve (up to Adam's ε and gradient clipping). SGD does not: one SGD step moves each weight by the
 # learning rate times the gradient, so the weights after it show the gradient's scale. We take one
 # SGD step with two processes, one with one process, and one with one process at twice the
 # learning rate: what summing over two processes would give.
