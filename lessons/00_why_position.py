@@ -116,6 +116,9 @@ assert change_none < 1e-5
 print("no encoding: largest change of the pooled output < 1e-5")
 
 # %% [markdown]
+# (The cell prints only the bound; the figure at the end of the lesson prints each model's largest
+# change, float rounding for the model without position.)
+#
 # Now give the same architecture a positional encoding: `sincos2d` adds to each token a fixed vector
 # that depends on the patch's row and column (lesson 02 takes it apart). The shuffled image now
 # puts different content at each position, and the output changes.

@@ -149,6 +149,10 @@ lesson.claim("under a tenth of the study's puzzles share a training puzzle's vie
 #
 # Four post-LayerNorm blocks with one head, as in the paper (width 64 here, 160 there). Every other
 # weight keeps PyTorch's default initialisation, as in the reference code (`ViTConfig(init="torch")`).
+# (The reference repository's logged runs are named `model-BERT_…`, and the module that made them
+# survives only as stale compiled bytecode that cannot have produced the learned-table runs; we
+# follow the released `transformer_main.py` model, and that it is the model of the logged runs is
+# our inference.)
 # Each block has its own learnable table, 16 vectors added to the tokens before that block's
 # attention, drawn from N(0, σ²).
 #

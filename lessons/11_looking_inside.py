@@ -152,7 +152,8 @@ viz.term_shares({name: shares[name] for name in ("learned", "sincos2d")})
 # In both models, most of the spread of a block-0 score from key to key is in terms with position in
 # them, and so it was before training: in the untrained copies too the position terms carry most of
 # it and the mixed terms a part (the shares among them move with training). Part of that is
-# the task: 15 of the 16 patches are black, so content hardly differs between keys. The mixed terms
+# probably the task (exercise 3 asks how much): 15 of the 16 patches are black, so content hardly
+# differs between keys. The mixed terms
 # (content·position, position·content) carry a sizeable share too; Ke et al. argued that they mix
 # two unrelated kinds of information and removed them (TUPE). The figure gives the trained models'
 # shares head by head: they differ from head to head.
@@ -432,10 +433,11 @@ lesson.claim("trained RoPE models have heads that look farther than uniform", {n
 viz.attention_distances(distances, uniform=uniform)
 
 # %% [markdown]
-# With content the same everywhere ALiBi can only pull attention nearer than uniform. A learned score
-# can also push it farther: in both RoPE models some block-0 heads look farther than uniform
-# attention would (by half a patch or more), preferring far patches to near ones; the sinusoidal
-# model's heads often go some way past uniform too. Which heads look near or far, and how much,
+# With content the same everywhere ALiBi's bias alone can only pull attention nearer than uniform
+# (with real content, any model's learned q·k can push it farther, an ALiBi model's too). A learned
+# score can also push it farther: in both RoPE models some block-0 heads look farther than uniform
+# attention would (by half a patch or more), preferring far patches to near ones; in the committed
+# run one or more of the sinusoidal model's heads go some way past uniform too. Which heads look near or far, and how much,
 # changes from model to model and seed to seed (run the lesson with `MINIVIT_SEED=1` and `2`); at
 # 16 patches and 700 steps we do not read more into it.
 
