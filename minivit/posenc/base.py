@@ -69,7 +69,10 @@ class PositionalEncoding(nn.Module):
         return x
 
     def rotate(self, q: Tensor, k: Tensor, grid: Grid, layer: int) -> tuple[Tensor, Tensor]:
-        """Queries and keys [B, H, P+N, Dh] in block `layer`, rotated by position. Default: unchanged."""
+        """Queries and keys [B, H, P+N, Dh] in block `layer`, rotated by position. Default: unchanged.
+
+        Both come back with one width, which attention divides by (its square root): Dh for RoPE,
+        2 Dh for PoPE (a real and an imaginary part per channel)."""
         return q, k
 
     def attn_bias(self, grid: Grid, layer: int) -> Tensor | None:
