@@ -276,9 +276,11 @@ torch.testing.assert_close(bias[:, mirror][:, :, mirror], bias)  # the bias itse
 # The usual answer to a new size is a short fine-tune there, every weight at one small learning
 # rate: ViT and DeiT fine-tune at a higher resolution this way (DeiT at 384 px), after resampling
 # the table. More steps are also more training, whatever the size, so a fine-tune needs a control:
-# the same steps at the training size. We take the sinusoid, which learned the task, and give it 100
-# steps on its training scenes resized (bilinearly) to 48 px, or 100 steps on the same scenes at
-# 24 px; each is tested on the held-out scenes, drawn at both sizes. (The learned table
+# the same steps at the training size. We take the sinusoid, which learned the task, and give it 300
+# steps on its training scenes resized (bilinearly) to 48 px, or 300 steps on the same scenes at
+# 24 px; each is tested on the held-out scenes, drawn at both sizes. (With 100 steps the fine-tune
+# at 48 px gained less than 0.05 over the control on one seed of the margin sweep: on some seeds the
+# new size is learned slowly.) (The learned table
 # would be the obvious candidate, but it did not learn the task in the recorded runs, so steps at
 # any size could mostly give it the training it lacked: exercise 2.)
 
@@ -287,23 +289,23 @@ sinusoid = models["sincos2d"]
 images, answers = task.train.tensors[:2]
 train_48 = TensorDataset(F.interpolate(images, size=48, mode="bilinear", align_corners=False), answers)
 runs = {
-    "+100 steps at 48 px": resolution.finetune(sinusoid, train_48, steps=100),
-    "+100 steps at 24 px": resolution.finetune(sinusoid, task.train, steps=100),  # the control
+    "+300 steps at 48 px": resolution.finetune(sinusoid, train_48, steps=300, seed=SEED),
+    "+300 steps at 24 px": resolution.finetune(sinusoid, task.train, steps=300, seed=SEED),  # the control
 }
 acc = {"trained at 24 px": (at_24["sincos2d"], live["sincos2d"]["mean"][setting.test_sizes.index(48)])}  # live run
 acc |= {name: (evaluate(m, same_scenes[24]), evaluate(m, same_scenes[48])) for name, m in runs.items()}
 for name, (a24, a48) in acc.items():
     print(f"{name:>19}: {a24:.3f} at 24 px, {a48:.3f} at 48 px")
-tuned_48, control_48 = acc["+100 steps at 48 px"][1], acc["+100 steps at 24 px"][1]
-lesson.claim("100 steps at 48 px win more at 48 px than the same steps at 24 px", tuned_48 - control_48, ">", 0.05)  # the size, not the extra steps
+tuned_48, control_48 = acc["+300 steps at 48 px"][1], acc["+300 steps at 24 px"][1]
+lesson.claim("300 steps at 48 px win more at 48 px than the same steps at 24 px", tuned_48 - control_48, ">", 0.05)  # the size, not the extra steps
 
 # %% [markdown]
-# A hundred steps at 48 px win back more at 48 px than a hundred steps at 24 px do (by more than
-# 0.05, asserted): that difference is the new size's doing, not more training's. Compare the rows
-# above for the rest, which is not asserted and varies with the seed: the control moves little at
-# 48 px, and the model fine-tuned at 48 px loses accuracy at 24 px: it adapts to the new size and away from the old one. It wins back a part, not all, of what the
-# zoom cost: at 48 px the model has to read patches that hold pieces of shapes, which a hundred
-# steps do not teach it.
+# Three hundred steps at 48 px win back more at 48 px than three hundred steps at 24 px do (by more
+# than 0.05, asserted): that difference is the new size's doing, not more training's. Compare the
+# rows above for the rest, which is not asserted and varies with the seed: the control moves little
+# at 48 px, and the model fine-tuned at 48 px loses accuracy at 24 px: it adapts to the new size and
+# away from the old one. It wins back a part, not all, of what the zoom cost: at 48 px the model has
+# to read patches that hold pieces of shapes, which these few steps do not teach it.
 
 # %% [markdown]
 # ## The recorded sweep: a larger canvas, a zoom, and scale augmentation
@@ -559,7 +561,7 @@ widgets.resolution_explorer(shown, task.at_size, setting.test_sizes, train_size=
 #
 # 1. (discussion) Train `learned` with `position_options={"antialias": True}` and compare at 16 px,
 #    where the two resizes differ most.
-# 2. (discussion) Fine-tune `learned` at 48 px (`resolution.finetune(learned, train_48, steps=100)`)
+# 2. (discussion) Fine-tune `learned` at 48 px (`resolution.finetune(learned, train_48, steps=300)`)
 #    next to the same steps at 24 px, as done for the sinusoid above. Its table never learned the
 #    task: how much of what it gains at 48 px does the control gain too? Then give its table a tenth
 #    of the rate (`position_lr_scale=0.1`): does it matter?
@@ -617,7 +619,7 @@ exercises.check("08.7", answer_08_7)
 # | a recomputed encoding at 6×6 holds the 3×3 one in its corner | `torch.testing.assert_close(table_6.view(6, 6, 64)[:3, :3].reshape(9, 64), table_3)` | the encoding depends on the grid size (e.g. normalized coordinates) |
 # | position interpolation scales 0-5 down to 0-2.5, past the trained 2 | `assert interp.positions((6, 6)).max() <= 2.5 < plain.positions((6, 6)).max()` `assert interp.positions((6, 6)).max() == 2.5 > plain.positions((3, 3)).max()` | the scale is (L−1)/(L′−1) (the last row at 2.0), or no interpolation |
 # | Press's slopes for 4 heads; ALiBi-2D gives mirrored scenes exactly its answers to the originals, and its bias is mirror-symmetric; the sinusoid answers them as mirrored | `assert alibi_slopes(4) == [1 / 4, 1 / 16, 1 / 64, 1 / 256]` `torch.testing.assert_close(alibi_model(mirrored), alibi_model(scenes), atol=1e-5, rtol=1e-5)` `torch.testing.assert_close(bias[:, mirror][:, :, mirror], bias)` `lesson.claim("the sinusoid answers the mirrored scenes as mirrored", on_mirrored["sincos2d"], ">", 0.6)` | a bias that keeps direction (e.g. signed offsets), or the sinusoid blind to the mirror (it then scores about 0.5) |
-# | 100 steps at 48 px win more at 48 px than the same 100 steps at 24 px | `lesson.claim("100 steps at 48 px win more at 48 px than the same steps at 24 px", tuned_48 - control_48, ">", 0.05)` | the gain is only more training (the control then gains as much) |
+# | 300 steps at 48 px win more at 48 px than the same 300 steps at 24 px | `lesson.claim("300 steps at 48 px win more at 48 px than the same steps at 24 px", tuned_48 - control_48, ">", 0.05)` | the gain is only more training (the control then gains as much) |
 # | larger canvas: RoPE and the relative table with its offsets kept beat the resampled table, which is at chance from 40 px; interpolation and the resized relative table stretch like resampling; all learn the 4×4 canvas, and at 8×8 each that learned keeps less than half of what it had above chance | `lesson.claim(f"distance, {size} px: RoPE-mixed beats the resampled table", lead("distance", "rope-mixed", "learned", size), ">", 0)` `lesson.claim(f"distance, {size} px: the relative table with its offsets kept beats the resampled table", lead("distance", "relative-clamp", "learned", size), ">", 0)` `lesson.claim(f"distance, {size} px: the resampled table is near chance", at("distance", "learned", size)[0], "<", 0.4)` `lesson.claim("distance, 40 px: RoPE-axial beats the resampled table", lead("distance", "rope-axial", "learned", 40), ">", 0)` `lesson.claim("distance, 40 px: RoPE-mixed beats RoPE-mixed with interpolation", lead("distance", "rope-mixed", "rope-mixed-interp", 40), ">", 0)` `lesson.claim("distance: the relative table with its offsets kept beats the resized one above 32 px by more than 0.15", mean_above("distance", "relative-clamp") - mean_above("distance", "relative"), ">", 0.15)` `lesson.claim("distance, 48 px: the resized relative table and interpolated RoPE-mixed are near chance", {v: at("distance", v, 48)[0] for v in ("relative", "rope-mixed-interp")}, "<", 0.4)` `lesson.claim("distance: all learn the 4×4 canvas", {v: at("distance", v, 32)[0] for v in ("learned", "sincos2d", "relative", "rope-axial", "rope-mixed")}, ">", 0.99)` `lesson.claim("distance, 64 px: at 4x the tokens, each that learned keeps less than half of what it had above chance", {v: (at("distance", v, 64)[0] - 1 / 3) / (at("distance", v, 32)[0] - 1 / 3) for v in summary["distance"] if at("distance", v, 32)[0] > 0.9}, "<", 0.5)` | the recorded sweep orders the encodings otherwise |
 # | ALiBi-2D: one slope of 4 varies by more than 0.5 on a 4×4 grid; chance and last on the relation task, in the bottom three on the distance task and on digits with scale augmentation, about as `none` on digits without, one distance seed of three learned | `assert sum(r > 0.5 for r in spread) == 1` `lesson.claim("ALiBi-2D is at chance on the relation task at every size", {size: at("relation", "alibi2d", size)[0] for size in summary["relation"]["alibi2d"]["sizes"]}, "<", 0.3)` `assert orders["relation"][-1] == "alibi2d"` `assert "alibi2d" in orders["distance"][-3:] and "alibi2d" in orders["mnist-scale-aug"][-3:]` `assert 3 <= orders["mnist"].index("alibi2d") <= 6` `assert sum(a > 0.95 for a in alibi_distance) == 1 and sum(a < 0.4 for a in alibi_distance) == 2` | steeper slopes, or a recorded sweep where ALiBi-2D learns |
 # | zoom: without scale augmentation every model that learned drops by more than 0.3; the learned table does not learn the relation task; on digits the resampled table keeps most; with it RoPE beats the table at 35 and 42 px and stays nearly flat to 35 px, at a price of more than 0.05 at 28 px; on the relation task with crops no encoding gets above 0.55; interpolation helps RoPE-mixed on the zoomed digits on every seed, on the relation task on some seeds and not on others | `lesson.claim(f"zoom, {name}: {variant} drops by more than 0.3 off its training size", at_train - max(m for size, m in zip(r["sizes"], r["mean"]) if size != s["train_size"]), ">", 0.3)` `assert resolution.order_above(summary["mnist"], 28)[:2] == ["learned-antialias", "learned"]` `lesson.claim("the learned table does not learn the relation task in 1,000 steps", at("relation", "learned", 24)[0], "<", 0.6)` `lesson.claim(f"digits with scale augmentation, {size} px: {variant} beats the resampled table", lead("mnist-scale-aug", variant, "learned", size), ">", 0)` `lesson.claim(f"digits with scale augmentation: {variant} nearly flat from 28 to 35 px", at("mnist-scale-aug", variant, 28)[0] - at("mnist-scale-aug", variant, 35)[0], "<", 0.06)` `lesson.claim(f"digits with scale augmentation: {variant} gains more than 0.2 above 28 px", mean_above("mnist-scale-aug", variant) - mean_above("mnist", variant), ">", 0.2)` `lesson.claim(f"digits with scale augmentation: {variant} pays more than 0.05 for it at 28 px", at("mnist", variant, 28)[0] - at("mnist-scale-aug", variant, 28)[0], ">", 0.05)` `lesson.claim("relation with scale augmentation: no encoding above 0.55 at its training size", {v: at("relation-scale-aug", v, 24)[0] for v in summary["relation-scale-aug"]}, "<", 0.55)` `lesson.claim(f"{name}: interpolation helps RoPE-mixed on the zoom, every seed", {s: interp_gain(name, s) for s in seeds_of[name]}, ">", 0)` `lesson.claim("relation: interpolation helps RoPE-mixed on some seeds and hurts it on others", {"most": max(relation_gains), "least": -min(relation_gains)}, ">", 0)` | the recorded sweep orders the encodings otherwise |
