@@ -138,16 +138,16 @@ viz.resolution_sweep({"live run, 1 seed": (live, setting.train_size)})
 
 # %% [markdown]
 # What the live run shows, checked below. The 2-D sinusoid learns the task at 24 px, and at every
-# other size keeps less than half of what it had above chance (0.25). RoPE-mixed learns it too in
-# the committed run, but whether it has by step 1,000 depends on the seed: on some it is still on the
+# other size keeps less than half of what it had above chance (0.25). Whether RoPE-mixed has learned
+# it by step 1,000 depends on the seed and even on the machine: on some runs it is still on the
 # task's plateau, near 0.5, with the axis right and the side at chance (lesson 05 met the same
-# plateau; lesson 12's recording of this setting has it there on one seed of three). The printout
-# says where yours is; the recorded sweep below shows RoPE-mixed over three
+# plateau; lesson 12's recording of the relation setting has it there on one seed of three). The
+# printout says where yours is; the recorded sweep below shows RoPE-mixed over three
 # seeds, so we assert nothing about it here. (`rope-mixed-interp` is the same weights with position
 # interpolation; the recorded sweep compares the two.) `none` and ALiBi-2D stay near
 # chance (0.25) at every size; for ALiBi-2D a section below proves it must. The learned table
-# learned the task in none of the three recorded runs of 1,000 steps (0.43 to 0.50 at 24 px, in
-# the recorded sweep below), and need not have here: its resampling below is shown as a
+# learned the task in none of the three recorded runs of 1,000 steps (below 0.6 at 24 px, asserted
+# in the recorded sweep below), and need not have here: its resampling below is shown as a
 # procedure, not as a success.
 #
 # The drop is not the encodings' doing alone. On a zoom every patch changes: at 48 px a patch
@@ -278,9 +278,8 @@ torch.testing.assert_close(bias[:, mirror][:, :, mirror], bias)  # the bias itse
 # the table. More steps are also more training, whatever the size, so a fine-tune needs a control:
 # the same steps at the training size. We take the sinusoid, which learned the task, and give it 300
 # steps on its training scenes resized (bilinearly) to 48 px, or 300 steps on the same scenes at
-# 24 px; each is tested on the held-out scenes, drawn at both sizes. (With 100 steps the fine-tune
-# at 48 px gained less than 0.05 over the control on one seed of the margin sweep: on some seeds the
-# new size is learned slowly.) (The learned table
+# 24 px; each is tested on the held-out scenes, drawn at both sizes. (On some seeds the new size is
+# learned slowly, so the fine-tune is not made shorter.) (The learned table
 # would be the obvious candidate, but it did not learn the task in the recorded runs, so steps at
 # any size could mostly give it the training it lacked: exercise 2.)
 
@@ -397,7 +396,8 @@ lesson.claim("distance, 64 px: at 4x the tokens, each that learned keeps less th
 
 # %% [markdown]
 # Where each encoding stands at 8×8 (64 px, four times the tokens), every one that learned the 4×4
-# canvas keeps less than half of what it had above chance (asserted), and the sweep does not say why: the models average their tokens, and with four times as
+# canvas keeps less than half of what it had above chance on average over the three seeds (asserted;
+# a single seed can keep more), and the sweep does not say why: the models average their tokens, and with four times as
 # many of them the two that hold the shapes weigh a quarter as much in that average, which may matter
 # as much as the positions. That is an open question here.
 #
@@ -444,7 +444,7 @@ assert sum(a > 0.95 for a in alibi_distance) == 1 and sum(a < 0.4 for a in alibi
 # Position interpolation helps RoPE-mixed on the zoomed digits, with or without augmentation, on
 # every seed (its gain over plain RoPE-mixed averaged over the test sizes, printed below); on the
 # zoomed relation task it has no consistent effect: it helps on two seeds of three, and on the
-# third it is a hair below zero, within the noise of 900 test scenes (printed below; with scale
+# third it is a hair below zero, within the noise of 1,000 test scenes (printed below; with scale
 # augmentation no relation run learned the task, so those gains say nothing). That is the opposite of what it
 # does on a larger canvas, and it fits what it does, not what it was made for: it
 # stretches the positions with the image, as a zoom stretches the scene; Chen et al. made it for

@@ -360,8 +360,8 @@ lesson.claim("the sinusoid beats no encoding by more than 0.02 on average", summ
 # 0.06; σ = 0.02 is worse on average, on the training steps as much as on the later ones. On
 # average σ = 2 predicts as well as the module code itself (within 0.01). Every learned table, on
 # average, beats no encoding by more than 0.05, and σ = 2 does so on every seed. The 1-D sinusoid
-# lies between them on average (by more than 0.02 from every learned table, on average, not on
-# every seed).
+# lies between them on average (more than 0.02 behind every learned table on average; the assert
+# is on the average, not on each seed).
 #
 # Why does σ = 2 lose nothing? Here the tokens are the *same* nodes at test time as in training. A
 # random σ = 2 table is a fixed name tag for each node, and its 32 vectors are far from alike: two

@@ -437,8 +437,7 @@ viz.attention_distances(distances, uniform=uniform)
 # (with real content, any model's learned q·k can push it farther, an ALiBi model's too). A learned
 # score can also push it farther: in the RoPE models some block-0 heads look farther than uniform
 # attention would, preferring far patches to near ones, by half a patch or more in at least one of
-# the two (asserted; in both on most seeds of the margin sweep, but on one seed RoPE-axial's
-# farthest head was only 0.3 past uniform, behind the sinusoid's); in the committed
+# the two (asserted for the farther of the two); in the committed
 # run one or more of the sinusoidal model's heads go some way past uniform too. Which heads look near or far, and how much,
 # changes from model to model and seed to seed (run the lesson with `MINIVIT_SEED=1` and `2`); at
 # 16 patches and 700 steps we do not read more into it.

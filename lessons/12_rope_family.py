@@ -38,7 +38,8 @@
 # - Spiral RoPE: $K$ directions, $K = 2$ is axial RoPE exactly, and with $K = 4$ a head can draw
 #   the diagonal stripe that lesson 05 showed axial RoPE cannot;
 # - PoPE: content sets only each channel's length and position its angle, so without its learned
-#   phase a head always scores the key on top of the query highest, whatever the content;
+#   phase a head scores a key on top of the query highest, for any query content and one key
+#   content at every patch;
 # - five members trained side by side for a short run on the relation task, and what such a run
 #   can and cannot tell apart.
 #
@@ -584,16 +585,19 @@ lesson.claim("RoPE: content moves the best key off the query on most draws",
 
 # %% [markdown]
 # With RoPE the content decides where the head looks: on nearly every draw the best key is
-# somewhere else, and a different somewhere for each draw. With PoPE at $\delta = 0$ the best key
-# is on top of the query for every draw, and that is a theorem, not a sample: every term
+# somewhere else, and where depends on the draw (the most common spot is printed above). With PoPE
+# at $\delta = 0$ the best key is on top of the query for every draw, and that is a theorem, not a sample: every term
 # $\mathrm{softplus}(q_c)\,\mathrm{softplus}(k_c)\cos(\theta_c \cdot \Delta)$ is largest at
 # $\Delta = 0$, whatever the lengths. Content sets only how much each channel counts. To look
 # elsewhere a PoPE head needs its phases: with $\delta_c = -\theta_c$ on the column channels,
-# every term peaks one patch to the right, so every draw prefers that patch. Where to look is then
-# a parameter of the head, the same for every content, which is what Gopalakrishnan et al. mean by
-# separating *what* from *where*. (`minivit` keeps $\delta$ in $[-2\pi, 0)$ by wrapping it, where the
-# paper clamps it: both give the same angles, but a clamp passes no gradient at its bound, and
-# $\delta$ starts on it.)
+# every term peaks one patch to the right, so every draw prefers that patch. Phases that agree on one
+# offset make every content look there: where to look is then a parameter of the head, which is
+# what Gopalakrishnan et al. mean by separating *what* from *where*. (With phases that do not
+# agree, each channel prefers its own offset and content, weighing the channels, still moves the
+# best key among them. All of this is for one key content at every patch; with keys of different
+# content, content decides too.) (`minivit` keeps $\delta$ in $[-2\pi, 0)$ by wrapping it, where
+# the paper clamps it: both ranges hold every angle, but a clamp passes no gradient at its bound,
+# and $\delta$ starts on it.)
 
 # %% [markdown]
 # ## Five members on the relation task, for a short run
@@ -705,8 +709,8 @@ assert on_plateau["lesson 08's sweep"] != on_plateau["this sweep"], "two recordi
 # sweep cannot rank the members: lesson 08's sweep of the same setting and seeds, recorded on two
 # threads, has every RoPE-axial and RoPE-mixed run learned by step 1,000, while here RoPE-mixed
 # seed 0 and RoPE-axial seed 2 are still on the plateau (the last line printed above). A run on the
-# plateau scores about the same at every size, so which member "keeps more" off its training size
-# turns on which of its runs learned, and that changed between two recordings of one setting. At
+# plateau has little above chance to lose off its training size, so which member "keeps more" off
+# its training size turns on which of its runs learned, and that changed between two recordings of one setting. At
 # this scale the order of two members is as much the run's as the encoding's; telling them apart needs more
 # seeds, longer runs or a task built for the difference (diagonal directions for Spiral RoPE).
 
@@ -728,9 +732,10 @@ assert on_plateau["lesson 08's sweep"] != on_plateau["this sweep"], "two recordi
 # - Spiral RoPE with $K = 2$ is axial RoPE exactly; with $K = 4$ a head can draw a diagonal stripe,
 #   and a head with $q = k$ on every pair scores keys at one distance nearly alike in every direction
 #   out to a distance that grows with $K$ (5 patches for $K = 4$, past 8 for $K = 8$).
-# - PoPE makes each channel a length from content and an angle from position: at phase 0 every
-#   content scores the key on top of the query highest (RoPE's best key moves with the content on
-#   nearly every draw), and its learned phases set where a head looks, the same for every content.
+# - PoPE makes each channel a length from content and an angle from position: at phase 0, with one
+#   key content at every patch, every content scores the key on top of the query highest (RoPE's
+#   best key moves with the content on nearly every draw), and phases that agree on one offset make
+#   every content look there.
 # - Trained for 150 steps on the relation task, the five members cannot be ranked; the commuting
 #   ones stay offset-only and LieRE does not.
 # - Recorded, trained at 24 px for 1,000 steps and tested zoomed (lesson 08's protocol, three

@@ -55,7 +55,8 @@ class PoPE(_RoPE):
 
     Args:
         base: the frequencies base^(-i/(Dh/2)) along each axis (100, as axial RoPE's).
-        phase_bias: learn the keys' phase delta (in [-2 pi, 0], started at 0); False keeps delta = 0.
+        phase_bias: learn the keys' phase delta (wrapped into [-2 pi, 0), started at 0); False keeps
+            delta = 0.
         interpolate: position interpolation at a new grid (see `rope.py`).
 
     The phase bias is excluded from weight decay.
