@@ -11,7 +11,8 @@ angle by position alone:
 
 so the score depends on the offset x_q - x_k only, each channel's term is never negative where the
 query sits on the key (offset 0, delta = 0), and content sets only how much each channel counts
-(softplus >= 0), never where it looks. delta_c is a learned phase per head, channel and block (the
+(softplus >= 0), never where that channel looks (by weighing channels that look at different offsets,
+it can still move where the head looks). delta_c is a learned phase per head, channel and block (the
 keys' phase bias), started at 0; the paper keeps it in [-2 pi, 0] by clamping, here it is wrapped
 into [-2 pi, 0) (the same angles, and a gradient at the start, where a clamp's bound passes none).
 With delta = 0 every term is largest at offset 0, so a head can prefer a key elsewhere only
