@@ -106,6 +106,41 @@ def test_main_writes_results_with_provenance(tmp_path, monkeypatch):
         resolution.main(["--settings", "nope"])
 
 
+def test_main_carries_on_a_stopped_sweep_and_trains_only_what_is_missing(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "res.json"
+    args = ["--seeds", "2", "--quiet", "--threads", "1", "--out", str(out)]
+    monkeypatch.setitem(resolution.SETTINGS, "tiny", replace(TINY, variants=("learned", "learned-antialias")))
+    resolution.main(["--settings", "tiny", *args])
+    first = json.loads(out.read_text())
+    trained = []
+    real_run_seeds = resolution.run_seeds
+    monkeypatch.setattr(
+        resolution,
+        "run_seeds",
+        lambda setting, seeds, **kw: trained.append(setting.variants) or real_run_seeds(setting, seeds, **kw),
+    )
+    monkeypatch.setitem(resolution.SETTINGS, "tiny", TINY)  # two variants more, of one new encoding
+    resolution.main(["--settings", "tiny", *args])
+    assert trained == [("rope-mixed", "rope-mixed-interp")]
+    result = json.loads(out.read_text())
+    assert result["runs"][:4] == first["runs"] and len(result["runs"]) == 2 * len(TINY.variants)
+    assert result["earlier"] == [first["provenance"]] and result["seconds"] >= first["seconds"]
+    resolution.main(["--settings", "tiny", *args])  # nothing left to train
+    assert len(trained) == 1
+
+    monkeypatch.setitem(resolution.SETTINGS, "tiny", replace(TINY, steps=4))
+    before = out.read_text()
+    with pytest.raises(SystemExit):
+        resolution.main(["--settings", "tiny", *args])
+    assert (
+        "holds tiny runs with other settings (steps); give another --out, or --fresh"
+        in capsys.readouterr().err
+    )
+    assert out.read_text() == before
+    resolution.main(["--settings", "tiny", "--fresh", *args])
+    assert len(trained) == 3 and "earlier" not in json.loads(out.read_text())
+
+
 def test_the_tokens_condition_tests_on_larger_canvases_and_the_zoom_condition_on_larger_scenes():
     from dataclasses import replace
 

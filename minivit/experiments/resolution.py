@@ -16,9 +16,11 @@ weights, evaluated two ways.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -29,7 +31,7 @@ from minivit.config import ViTConfig
 from minivit.data.tasks import TaskData, load_task
 from minivit.ensemble import fit_ensemble
 from minivit.evaluate import evaluate_resolutions
-from minivit.experiments import command_line, model_config, provenance, write_result
+from minivit.experiments import command_line, model_config, provenance, read_result, write_result
 from minivit.finetune import finetune as finetune  # lesson 08 reads it here
 from minivit.model import ViT
 from minivit.train import fit, pick_device, seed_everything
@@ -46,11 +48,13 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "rope-mixed": ("rope-mixed", {}),
     "rope-mixed-interp": ("rope-mixed", {"interpolate": True}),
     "alibi2d": ("alibi2d", {}),
-    # lesson 12's family: STRING around mixed RoPE, Spiral RoPE (4 directions), LieRE
+    # lesson 12's family: STRING around mixed RoPE, Spiral RoPE (4 directions), LieRE, PoPE
     "string": ("string", {}),
     "rope-spiral": ("rope-spiral", {}),
     "liere": ("liere", {}),
+    "pope": ("pope", {}),
 }
+CLASSIC = tuple(VARIANTS)[:10]  # lesson 08's variants: every setting's unless it names its own
 
 # top-1 at test resolution, models trained at 224 without fine-tuning
 PUBLISHED = {
@@ -86,7 +90,7 @@ class Setting:
     batch_size: int = 128
     train_examples: int = 4000
     test_examples: int = 1000
-    variants: tuple[str, ...] = tuple(VARIANTS)
+    variants: tuple[str, ...] = CLASSIC
     pool: str = "mean"
     condition: str = "zoom"  # "zoom": the same scenes with more pixels; "tokens": a larger canvas
     resized_crop: tuple[float, float] | None = None  # scale augmentation in training
@@ -121,6 +125,12 @@ SETTINGS = {
     "mnist-scale-aug": Setting(
         "mnist-offline", 28, (14, 21, 28, 35, 42, 56), patch_size=7, resized_crop=SCALE_AUG
     ),
+    # Fashion-MNIST (60,000 training photos of clothes, 10,000 test; Debian's dataset-fashion-mnist
+    # or torchvision's download), resized to every test size, as the digits
+    "fashion": Setting("fashion-mnist", 28, (14, 21, 28, 35, 42, 56), patch_size=7),
+    "fashion-scale-aug": Setting(
+        "fashion-mnist", 28, (14, 21, 28, 35, 42, 56), patch_size=7, resized_crop=SCALE_AUG
+    ),
     # CIFAR-10 where torchvision can download it (a GPU, Colab): 32 px, resized, with scale
     # augmentation as every ImageNet recipe has (python -m minivit.experiments.resolution
     # --settings cifar10 --device cuda)
@@ -149,11 +159,19 @@ SETTINGS = {
         variants=("none", "learned", "sincos2d", "rope-mixed", "rope-mixed-interp", "alibi2d"),
     ),
 }
-FAMILY = ("rope-axial", "rope-mixed", "string", "rope-spiral", "liere")
+FAMILY = ("rope-axial", "rope-mixed", "string", "rope-spiral", "liere", "pope")
 # lesson 12: the RoPE family under the relation zoom (1,000 steps) and the distance canvas
 SETTINGS["relation-family"] = replace(SETTINGS["relation"], variants=FAMILY)
 SETTINGS["distance-family"] = replace(SETTINGS["distance"], variants=FAMILY)
-RECORDED = ("distance", "relation", "relation-scale-aug", "mnist", "mnist-scale-aug")
+RECORDED = (
+    "distance",
+    "relation",
+    "relation-scale-aug",
+    "mnist",
+    "mnist-scale-aug",
+    "fashion",
+    "fashion-scale-aug",
+)
 
 
 def load(setting: Setting, seed: int = 0) -> TaskData:
@@ -324,6 +342,38 @@ def order_above(summary: dict[str, dict[str, Any]], train_size: int) -> list[str
 DEFAULT_OUT = "minivit/experiments/recorded/resolution.json"  # where the lessons read it from (package data)
 
 
+def carried_on(path: str, chosen: dict[str, Setting], *, fresh: bool = False) -> dict[str, Any]:
+    """The sweep already at `path`, to carry on from: its runs of every setting, kept where the
+    setting is unchanged but for its list of variants (a variant added since is trained, the others
+    are not trained again). A setting changed otherwise is a ValueError naming what changed; `fresh`
+    (or no file) starts an empty sweep."""
+    empty: dict[str, Any] = {"settings": {}, "seconds": 0.0, "runs": []}
+    if fresh or not Path(path).exists():
+        return empty
+    before = read_result(path)
+    for name, setting in chosen.items():
+        old = before.get("settings", {}).get(name)
+        if old is None:
+            continue
+        now = asdict(setting)
+        changed = sorted(
+            k
+            for k in set(now) | set(old)
+            if k != "variants" and json.loads(json.dumps(now.get(k))) != old.get(k)
+        )
+        if changed:
+            raise ValueError(
+                f"{path} holds {name} runs with other settings ({', '.join(changed)}); "
+                "give another --out, or --fresh to start it again"
+            )
+    earlier = before.get("earlier", []) + ([before["provenance"]] if "provenance" in before else [])
+    return {
+        **empty,
+        **{k: before[k] for k in ("settings", "seconds", "runs") if k in before},
+        "earlier": earlier,
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(
         prog="python -m minivit.experiments.resolution",
@@ -337,25 +387,45 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
     ap.add_argument("--out", default=DEFAULT_OUT)
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
+    ap.add_argument("--fresh", action="store_true", help="start again, ignoring the runs already in --out")
     argv = sys.argv[1:] if argv is None else list(argv)
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     device = pick_device(args.device)
-    t0 = time.perf_counter()
-    records, settings = [], {}
-    for name in args.settings:
-        setting = SETTINGS[name] if args.steps is None else replace(SETTINGS[name], steps=args.steps)
-        settings[name] = asdict(setting)
-        seeds = list(range(args.seeds))
-        records += run_seeds(setting, seeds, device=device, progress=not args.quiet, name=name)[0]
-    result = {
-        "provenance": provenance("minivit.experiments.resolution", argv, device),
-        "settings": settings,
-        "seconds": round(time.perf_counter() - t0, 1),
-        "published": PUBLISHED,
-        "summary": summarize(records),
-        "runs": records,
+    chosen = {
+        name: SETTINGS[name] if args.steps is None else replace(SETTINGS[name], steps=args.steps)
+        for name in args.settings
     }
+    try:
+        result = carried_on(args.out, chosen, fresh=args.fresh)
+    except ValueError as err:
+        ap.error(str(err))  # before anything is trained or written
+    result["provenance"] = provenance("minivit.experiments.resolution", argv, device)
+    result["published"] = PUBLISHED
+    seeds = list(range(args.seeds))
+    for name, setting in chosen.items():
+        result["settings"][name] = asdict(setting)
+        done = {(r["variant"], r["seed"]) for r in result["runs"] if r["setting"] == name}
+        for served in trainings(setting.variants).values():
+            if all((v, s) in done for v in served for s in seeds):
+                continue  # recorded by an earlier run of the same setting
+            t0 = time.perf_counter()
+            records = run_seeds(
+                replace(setting, variants=tuple(served)),
+                seeds,
+                device=device,
+                progress=not args.quiet,
+                name=name,
+            )[0]
+            result["runs"] = [
+                r for r in result["runs"] if not (r["setting"] == name and r["variant"] in served)
+            ]
+            result["runs"] += records
+            result["seconds"] = round(result["seconds"] + time.perf_counter() - t0, 1)
+            result["summary"] = summarize(result["runs"])
+            write_result(result, args.out)  # after each encoding: a stopped sweep carries on from here
+    result["summary"] = summarize(result["runs"])
+    settings = {name: result["settings"][name] for name in chosen}
     out = write_result(result, args.out)
     print(f"wrote {out}")
     for name, setting in settings.items():
