@@ -119,12 +119,13 @@ assert table_norms["zeros"] == 0 and table_norms["0.02"] < token_norm < table_no
 #   positions, between the cosine similarity of their vectors and their closeness on the grid;
 #   about 0 for a random table, 1 when neighbours are alike and far patches unlike;
 # - a *cell contrast*, for this task: each of the 9 cells covers 2×2 patches. Take the pairs of
-#   neighbouring positions (one step along a row or a column); some lie inside one cell, the others
-#   straddle a cell boundary. The contrast is the mean cosine similarity of the pairs inside minus
-#   that of the pairs across. Both kinds are one step apart, in the same mix of directions, so a
-#   table whose similarity depends only on the offset (the sinusoids of lesson 02, for one) scores
-#   0 (a smooth layout that is not the same everywhere, such as ramps along rows and columns, need
-#   not): a table that groups positions *by cell* scores above 0. A random table scores
+#   neighbouring positions, one step along a row or a column; some lie inside one cell, the others
+#   straddle a cell boundary. Their contrast is the mean cosine similarity of the pairs inside minus
+#   that of the pairs across. Do the same for the pairs one step apart diagonally, and average the
+#   two contrasts (more pairs, so less of it is chance). Inside and across, the pairs of one kind have
+#   the same mix of offsets, so a table whose similarity depends only on the offset (the sinusoids
+#   of lesson 02, for one) scores 0 (a smooth layout that is not the same everywhere, such as ramps
+#   along rows and columns, need not): a table that groups positions *by cell* scores above 0. A random table scores
 #   about 0 too, give or take chance; to know how much is chance, we shuffle the positions 1,000
 #   times and take the 95th percentile of the shuffled tables' contrasts (a permutation null).
 #
@@ -150,15 +151,17 @@ for name, model in models.items():
 
 rc = grid_coords(grid).long()  # (36, 2)
 cell = (rc[:, 0] // 2) * 3 + rc[:, 1] // 2  # the cell of each position
-neighbours = analysis.grid_distances(grid) == 1  # one step along a row or a column
-inside = neighbours & (cell[:, None] == cell[None, :])  # 36 pairs inside a cell, half along rows...
-across = neighbours & (cell[:, None] != cell[None, :])  # ...and 24 across a boundary, half along rows too
+same_cell = cell[:, None] == cell[None, :]
+steps = (analysis.grid_distances(grid) ** 2).round()  # squared distance: 1 along a row or column, 2 diagonally
+kinds = [steps == 1, steps == 2]  # 36 and 18 pairs inside a cell; 24 and 32 across, in the same mix of offsets
 
 
 def cell_contrast(table: torch.Tensor) -> float:
-    """Mean cosine similarity of neighbours inside a cell minus neighbours across a cell boundary."""
+    """Mean cosine similarity of pairs inside a cell minus pairs across a cell boundary, for the
+    pairs one step apart along a row or column and for the pairs one step apart diagonally,
+    averaged over the two kinds."""
     sim = analysis.cosine_similarity(table)
-    return (sim[inside].mean() - sim[across].mean()).item()
+    return sum((sim[k & same_cell].mean() - sim[k & ~same_cell].mean()).item() for k in kinds) / len(kinds)
 
 
 def cell_null(table: torch.Tensor, shuffles: int = 1000) -> float:
@@ -338,8 +341,8 @@ widgets.learned_explorer(snapshots, grid)
 #   layout. What training
 #   adds is a few percent of the table.
 # - Started small or at zero, the table becomes what training adds. On this task that groups
-#   positions by cell (neighbours inside a cell more alike than neighbours across a boundary, which
-#   no layout that depends on the offset alone does). With the labels shuffled, so that there is
+#   positions by cell (pairs inside a cell more alike than pairs the same step apart across a
+#   boundary, which no layout that depends on the offset alone does). With the labels shuffled, so that there is
 #   nothing to learn, far less groups: the grouping needs the task. How much smooth 2-D structure
 #   the 0.02 table gains depends on the seed.
 # - At a new resolution the table is resampled: linearly in ViT's code, bicubically in DeiT, timm

@@ -218,11 +218,11 @@ def cell_contrast(table: torch.Tensor) -> float:
 
     rc = grid_coords((6, 6)).long()
     cell = (rc[:, 0] // 2) * 3 + rc[:, 1] // 2
-    neighbours = analysis.grid_distances((6, 6)) == 1
-    inside = neighbours & (cell[:, None] == cell[None, :])
-    across = neighbours & (cell[:, None] != cell[None, :])
+    same_cell = cell[:, None] == cell[None, :]
+    steps = (analysis.grid_distances((6, 6)) ** 2).round()
     sim = analysis.cosine_similarity(table)
-    return (sim[inside].mean() - sim[across].mean()).item()
+    kinds = [steps == 1, steps == 2]  # one step along a row or column, one step diagonally
+    return sum((sim[k & same_cell].mean() - sim[k & ~same_cell].mean()).item() for k in kinds) / len(kinds)
 
 
 @exercise("03.9", "a table that groups positions by cell", hint="answer a tensor [36, D]")
@@ -238,8 +238,9 @@ def _cell_table(answer) -> str:
     expect(
         contrast > 0.5,
         f"its cell contrast is {contrast:.2f}, not above 0.5",
-        "neighbours inside a cell must be more alike than neighbours across a boundary (a smooth layout "
-        "scores 0): the 4 positions of a cell are the patches (r, c) with the same (r // 2, c // 2)",
+        "pairs inside a cell must be more alike than pairs the same step apart across a boundary (a "
+        "smooth layout scores 0): the 4 positions of a cell are the patches (r, c) with the same "
+        "(r // 2, c // 2)",
     )
     return (
         f"cell contrast {contrast:.2f}: positions grouped by the 9 cells, as what training adds to the "
