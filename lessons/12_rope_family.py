@@ -40,8 +40,9 @@
 # - PoPE: content sets only each channel's length and position its angle, so without its learned
 #   phase a head scores a key on top of the query highest, for any query content and one key
 #   content at every patch;
-# - five members trained side by side for a short run on the relation task, and what such a run
-#   can and cannot tell apart.
+# - six members trained side by side for a short run on the relation task, and what such a run
+#   can and cannot tell apart; why PoPE at phase 0 cannot tell left from right;
+# - what three recorded seeds show at new sizes: zoomed scenes, and larger canvases.
 #
 # Runs top to bottom in about a minute on a laptop CPU.
 
@@ -60,11 +61,13 @@ if "google.colab" in sys.modules:  # Colab keeps its own torch and ipywidgets (7
     )
     output.enable_custom_widget_manager()  # widgets render whichever ipywidgets is installed
 
+import math
+
 import torch
 
 # %matplotlib inline
 from minivit import ViT, ViTConfig, analysis, lesson, viz, widgets
-from minivit.data import relation
+from minivit.data import relation, shuffle_patches
 from minivit.evaluate import evaluate, predict
 from minivit.posenc import build, grid_coords, rotate_pairs, skew_symmetric
 from minivit.train import fit
@@ -600,18 +603,18 @@ lesson.claim("RoPE: content moves the best key off the query on most draws",
 # and $\delta$ starts on it.)
 
 # %% [markdown]
-# ## Five members on the relation task, for a short run
+# ## Six members on the relation task, for a short run
 #
 # Is the circle left of, right of, above or below the square? (Lessons 05, 06, 08.) We train
-# `rope-axial`, `rope-mixed`, `string` (around mixed RoPE), `rope-spiral` ($K = 4$) and `liere`
-# (dense generators over each head of 16 channels) from the same seed, data and batch order (the
+# `rope-axial`, `rope-mixed`, `string` (around mixed RoPE), `rope-spiral` ($K = 4$), `liere`
+# (dense generators over each head of 16 channels) and `pope` (its phases learned, from 0) from the same seed, data and batch order (the
 # members that draw their frequencies or generators at random draw them first, so their other
 # weights start differently too), for 150 steps each (a few seconds each on a laptop CPU). Besides the accuracy (chance 0.25)
 # we score the easier half of the question: is the pair on a row or on a column (chance 0.5)?
 
 # %% tags=["nbval-ignore-output"]
 train, test = relation(4096, seed=SEED), relation(1000, seed=SEED + 1)
-family = ("rope-axial", "rope-mixed", "string", "rope-spiral", "liere")
+family = ("rope-axial", "rope-mixed", "string", "rope-spiral", "liere", "pope")
 config = ViTConfig(image_size=24, patch_size=8, num_classes=4, heads=4, position="rope-axial")
 trained, accuracy, axis_accuracy = {}, {}, {}
 for name in family:
@@ -648,7 +651,7 @@ lesson.claim("some member tells a row pair from a column pair in 150 steps", max
 lesson.claim("no member yet tells which way round", accuracy, "<", 0.6)
 lesson.claim("those with the axis are near its 0.5: the axis right, the side at chance",
              {name: accuracy[name] for name in with_axis}, ">", 0.35)
-assert max(within[name].max() for name in family if name != "liere") < 1e-9, "trained, the commuting members stay offset-only"
+assert max(within[name].max() for name in family if name != "liere") < 1e-9, "trained, every member but LieRE stays offset-only"
 lesson.claim("trained LieRE: a sizeable share of the score is not a function of the offset", within["liere"].mean(), ">", 0.15)
 lesson.claim("training moves STRING's P off the identity", p_moved, ">", 0.05)
 
@@ -660,24 +663,64 @@ lesson.claim("training moves STRING's P off the identity", p_moved, ">", 0.05)
 # miss it on some seed), so we make no claim about any one of them. This task does not
 # need diagonal directions, so it is no test of what Spiral RoPE adds to axial RoPE; and a short
 # run cannot rank the family. What holds on every run is structural: training changes STRING's $P$,
-# and the score of every commuting member is still a function of the offset (to float32 rounding),
+# and the score of every commuting member, and of PoPE, is still a function of the offset (to float32 rounding),
 # while LieRE's is not.
+
+# %% [markdown]
+# ## PoPE at phase 0 cannot tell left from right
+#
+# At $\delta = 0$ every PoPE term is $\mathrm{softplus}(q_c)\,\mathrm{softplus}(k_c)\cos(\theta_c
+# \cdot \Delta)$, and the cosine is even: an offset and its mirror image score alike. Mirror the
+# 3×3 grid of patches left to right, as lesson 08 did for ALiBi-2D: every column offset changes sign,
+# every score stays, and a model whose only position signal is PoPE's angles (and that averages its
+# tokens) gives *exactly* the same output for the mirrored scenes, whatever its other weights. But a
+# mirrored "circle left of square" scene is a "right of" scene. Only the phases can break the
+# symmetry, and they start at 0. We check it on the model trained above with its phases set back to
+# 0, and print how far its 150 steps moved them.
+
+# %% tags=["nbval-ignore-output"]
+scenes = test.images[:256]
+mirror = torch.arange(9).view(3, 3).flip(1).flatten()  # patch (r, c) <- patch (r, 2 - c)
+zeroed = ViT(config.with_(position="pope"))
+zeroed.load_state_dict(trained["pope"].state_dict())
+with torch.no_grad():
+    zeroed.pos.delta.zero_()
+    mirror_gap = (zeroed(shuffle_patches(scenes, 8, mirror)) - zeroed(scenes)).abs().max().item()
+    trained_gap = (trained["pope"](shuffle_patches(scenes, 8, mirror)) - trained["pope"](scenes)).abs().max().item()
+phase_moved = trained["pope"].pos.delta.abs().max().item()
+print(f"trained PoPE, phases set to 0: mirrored scenes change its outputs by at most {mirror_gap:.1e}")
+print(f"with its trained phases: by at most {trained_gap:.3f}")
+print(f"after 150 steps the largest phase is {phase_moved:.3f} rad ({math.degrees(phase_moved):.1f} degrees)")
+
+# %%
+assert mirror_gap < 1e-5, "PoPE at phase 0: blind to the mirror, whatever its other weights"
+lesson.claim("150 steps move no phase by more than 0.2 rad", phase_moved, "<", 0.2)
+
+# %% [markdown]
+# With its phases at 0 the trained model answers a mirrored scene exactly as the scene itself; with
+# the phases it learned, its outputs differ a little (printed). In 150 steps the phases move by less
+# than 0.2 rad (11 degrees). The mirror leaves the axis alone (a pair on a row stays on a row), so
+# at phase 0 PoPE can still learn the axis; the side needs the phases to move away from 0. (With
+# `phase_bias=False` they never do, and the side is out of reach for good, as for ALiBi-2D.) Why
+# they move so little this lesson does not measure; the recorded sweep below shows what 1,000 steps
+# make of it, and exercise 6 tries phases started elsewhere.
 
 # %% [markdown]
 # ## The family at a new size: a recorded sweep
 #
 # Lesson 08's protocol: train at 24 px on the relation task (1,000 steps, 4,000 scenes), then test
 # the same scenes zoomed to 16-48 px with no further training; three seeds per member. The runs are
-# recorded (`python -m minivit.experiments.resolution --settings relation-family --seeds 3
-# --threads 1 --out minivit/experiments/recorded/rope_family.json`, about 40 minutes on one busy
-# CPU core). This is the course's own small set-up, not any paper's, so no published number applies.
+# recorded (`python -m minivit.experiments.resolution --settings relation-family distance-family
+# --seeds 3 --threads 1 --out minivit/experiments/recorded/rope_family.json`; the relation runs take
+# about 40 minutes on one busy CPU core; the command carries on from the runs already in the file).
+# This is the course's own small set-up, not any paper's, so no published number applies.
 
 # %%
 from minivit.experiments import recorded
 
 family_sweep, zoom_sweep = recorded("rope_family.json"), recorded("resolution.json")
 sizes = family_sweep["settings"]["relation-family"]["test_sizes"]
-runs = {(r["variant"], r["seed"]): r["accuracy"] for r in family_sweep["runs"]}
+runs = {(r["variant"], r["seed"]): r["accuracy"] for r in family_sweep["runs"] if r["setting"] == "relation-family"}
 print("accuracy at " + ", ".join(f"{s} px" for s in sizes) + " (chance 0.25)")
 for (name, seed), acc in runs.items():
     print(f"{name:>12}, seed {seed}: " + "  ".join(f"{acc[str(s)]:.2f}" for s in sizes))
@@ -695,7 +738,9 @@ print("rope-axial and rope-mixed runs on the plateau at step 1,000, seeds 0-2:",
 
 # %%
 lesson.claim("recorded: every run that learned keeps less than half of what it had above chance at every other size", kept, "<", 0.5)
-lesson.claim("recorded: no member is on the plateau on more than one seed of three", plateau, "<=", 1)
+rotations = [name for name in family if name != "pope"]
+lesson.claim("recorded: no rotation member is on the plateau on more than one seed of three", {n: plateau[n] for n in rotations}, "<=", 1)
+assert plateau["pope"] == 3, "recorded: PoPE is on the plateau on all three seeds"
 assert len(learned_runs) + sum(plateau.values()) == len(runs), "every run either learned the task or sits on its plateau"
 assert on_plateau["lesson 08's sweep"] != on_plateau["this sweep"], "two recordings of one setting differ in which runs learned"
 
@@ -704,15 +749,60 @@ assert on_plateau["lesson 08's sweep"] != on_plateau["this sweep"], "two recordi
 # than half of what it had above chance at every other size: on a zoom, no member carries what it
 # learned at 24 px to the new scale, as lesson 08 found for the other encodings. At step 1,000 some
 # runs are still on the task's plateau (accuracy about 0.5, where the live runs above are right
-# about the axis and at chance about the side), and which ones depends on the seed: no member is on
-# it on more than one seed of three, and every run is either on it or has learned the task. The
-# sweep cannot rank the members: lesson 08's sweep of the same setting and seeds, recorded on two
+# about the axis and at chance about the side), and every run is either on it or has learned the
+# task. For the rotation members which runs are on it depends on the seed: none is on it on more
+# than one seed of three. PoPE is on it on all three: by step 1,000 it has not learned the side,
+# which needs its phases away from 0 (the section above). Whether phases started elsewhere would
+# learn it, this sweep does not measure (exercise 6). Among the rotation members the sweep cannot
+# rank: lesson 08's sweep of the same setting and seeds, recorded on two
 # threads, has every RoPE-axial and RoPE-mixed run learned by step 1,000, while here RoPE-mixed
 # seed 0 and RoPE-axial seed 2 are still on the plateau (the last line printed above). A run on the
 # plateau has little above chance to lose off its training size, so which member "keeps more" off
 # its training size turns on which of its runs learned, and that changed between two recordings of one setting. At
 # this scale the order of two members is as much the run's as the encoding's; telling them apart needs more
 # seeds, longer runs or a task built for the difference (diagonal directions for Spiral RoPE).
+
+# %% [markdown]
+# ## The family on larger canvases: a recorded sweep
+#
+# Lesson 08's other protocol keeps the content and adds tokens: the distance task (how many cells
+# lie between the circle and the square: 0, 1 or 2; chance 1/3), trained on a 4×4 canvas of 8 px
+# cells (32 px, 3,000 steps) and tested on canvases of 3×3 to 8×8 such cells, where an offset of
+# one patch still means one cell. The mirror changes no answer here, so PoPE at phase 0 is not
+# blind to the task. Same command and file as above; three seeds per member.
+
+# %%
+canvas_sizes = family_sweep["settings"]["distance-family"]["test_sizes"]
+canvas = {(r["variant"], r["seed"]): r["accuracy"] for r in family_sweep["runs"] if r["setting"] == "distance-family"}
+print("accuracy on canvases of " + ", ".join(f"{s} px" for s in canvas_sizes) + " (chance 0.33; trained at 32 px)")
+for (name, seed), acc in canvas.items():
+    print(f"{name:>12}, seed {seed}: " + "  ".join(f"{acc[str(s)]:.2f}" for s in canvas_sizes))
+at_40 = {name: [canvas[name, seed]["40"] for seed in range(3)] for name in family}
+print("at 40 px (5x5 cells), mean over seeds:", {name: round(sum(a) / 3, 3) for name, a in at_40.items()})
+spread_seeds = max(max(at_40[n]) - min(at_40[n]) for n in rotations)  # one member's seeds
+spread_members = max(sum(at_40[n]) / 3 for n in rotations) - min(sum(at_40[n]) / 3 for n in rotations)
+print(f"at 40 px: largest spread over one rotation member's seeds {spread_seeds:.2f}, over the members' means {spread_members:.2f}")
+
+# %%
+assert len(canvas) == 3 * len(family), "every member, three seeds"
+lesson.claim("recorded, canvas: every run learns the 4×4 canvas", {f"{n}, seed {s}": acc["32"] for (n, s), acc in canvas.items()}, ">", 0.99)
+lesson.claim("recorded, canvas: every rotation member keeps more than 0.7 at 40 px, on average over its seeds",
+             {n: sum(at_40[n]) / 3 for n in rotations}, ">", 0.7)
+lesson.claim("recorded, canvas: PoPE is near chance on every larger canvas, on every seed",
+             {f"{s} px, seed {seed}": canvas["pope", seed][str(s)] for seed in range(3) for s in canvas_sizes if s > 32}, "<", 0.4)
+lesson.claim("recorded, canvas: at 40 px one member's seeds spread more than the members' means",
+             spread_seeds - spread_members, ">", 0.1)
+
+# %% [markdown]
+# On a larger canvas, where offsets keep their meaning, the rotation members carry what they learned
+# one cell further: on a 5×5 canvas each keeps more than 0.7 on average over its seeds, and some
+# runs keep nearly all of it (the rows above). By 8×8 cells (64 px, four times the tokens) most
+# runs are far down. PoPE learns the 4×4 canvas on every seed and is near chance on every larger
+# one: what it learned does not carry to more tokens at all. Why, this sweep does not measure; its
+# scores are sums of cosines of offsets weighted by softplus lengths, and which part of that fails
+# on a larger canvas is a question for exercise 7. The sweep does not rank the rotation members
+# either: at 40 px one member's three seeds lie further apart than the members' means (printed), so
+# the order of the means is as much the seeds' as the members'.
 
 # %% [markdown]
 # ## What we covered
@@ -736,11 +826,16 @@ assert on_plateau["lesson 08's sweep"] != on_plateau["this sweep"], "two recordi
 #   key content at every patch, every content scores the key on top of the query highest (RoPE's
 #   best key moves with the content on nearly every draw), and phases that agree on one offset make
 #   every content look there.
-# - Trained for 150 steps on the relation task, the five members cannot be ranked; the commuting
-#   ones stay offset-only and LieRE does not.
+# - Trained for 150 steps on the relation task, the six members cannot be ranked; the commuting
+#   ones and PoPE stay offset-only and LieRE does not. At phase 0 PoPE is blind to the mirror, so it
+#   cannot tell left from right until its phases move, and 150 steps move them little.
 # - Recorded, trained at 24 px for 1,000 steps and tested zoomed (lesson 08's protocol, three
-#   seeds): every run that learned keeps less than half of its accuracy above chance at other sizes,
-#   and two recordings of the same setting differ in which RoPE-axial and RoPE-mixed runs learned.
+#   seeds): every run that learned keeps less than half of its accuracy above chance at other sizes;
+#   two recordings of the same setting differ in which RoPE-axial and RoPE-mixed runs learned; PoPE
+#   is on the plateau on all three seeds.
+# - Recorded on larger canvases (the distance task, three seeds): every member learns the 4×4
+#   canvas; every rotation member keeps more than 0.7 on a 5×5 canvas on average, PoPE is near
+#   chance on every larger canvas, and one member's seeds spread more than the members' means.
 
 # %% [markdown]
 # ## Exercises
@@ -785,6 +880,14 @@ exercises.check("12.2", answer_12_2)
 #    fast the model finds the axis? Try `string` with `frequencies="axial"` against `rope-axial` too.
 # 5. (discussion) Build a task whose answer needs diagonal directions (lesson 05, exercise 2) and
 #    compare `rope-axial` with `rope-spiral`. How many steps and seeds does it take to tell them apart?
+# 6. (discussion) Start PoPE's phases away from 0 (`with torch.no_grad():
+#    model.pos.delta.uniform_(-2 * math.pi, 0)`) and train it on the relation task for 1,000 steps
+#    (`fit(model, train, steps=1000, lr=3e-3)`) over three seeds. Is a fresh model still blind to the
+#    mirror? Does it leave the plateau, on every seed? Compare with RoPE-axial's runs in the sweep.
+# 7. (discussion) Train `pope` on the distance task's 4×4 canvas (`load_task("distance", image_size=32,
+#    train_size=4000)`, `ViTConfig(image_size=32, patch_size=8, num_classes=3, position="pope")`,
+#    3,000 steps) and look at its block-0 attention on a 4×4 and on a 6×6 canvas
+#    (`task.on_canvas(48)`, lesson 11's tools). What changes with more tokens?
 
 # %% tags=["exercise"]
 answer_12_3 = ...  # your code
@@ -827,9 +930,15 @@ exercises.check("12.3", answer_12_3)
 # | RoPE: content moves the best key off the query on most draws | `lesson.claim("RoPE: content moves the best key off the query on most draws", 1 - best["rope-axial"].count((0, 0)) / len(draws), ">", 0.8)` | $q = k$ on every draw (then the best key is on top of the query) |
 # | in 150 steps some member tells a row pair from a column pair | `lesson.claim("some member tells a row pair from a column pair in 150 steps", max(axis_accuracy.values()), ">", 0.9)` | the models train without position (`none`: 0.5) |
 # | no member yet tells which way round; those with the axis score near its 0.5 | `lesson.claim("no member yet tells which way round", accuracy, "<", 0.6)` `lesson.claim("those with the axis are near its 0.5: the axis right, the side at chance", {name: accuracy[name] for name in with_axis}, ">", 0.35)` | the models train for 800 steps or more (lesson 05: some runs pass 0.9), or a member that misses the axis is counted among those with it (chance, 0.25) |
-# | trained, the commuting members stay offset-only | `assert max(within[name].max() for name in family if name != "liere") < 1e-9, "trained, the commuting members stay offset-only"` | `learned` in the family (an added table) |
+# | trained, the commuting members and PoPE stay offset-only | `assert max(within[name].max() for name in family if name != "liere") < 1e-9, "trained, every member but LieRE stays offset-only"` | `learned` in the family (an added table) |
 # | trained, a sizeable share of LieRE's score is not a function of the offset | `lesson.claim("trained LieRE: a sizeable share of the score is not a function of the offset", within["liere"].mean(), ">", 0.15)` | `liere` with `commuting=True` |
 # | training moves STRING's $P$ off the identity | `lesson.claim("training moves STRING's P off the identity", p_moved, ">", 0.05)` | $P$ is frozen (`basis.requires_grad_(False)`) |
 # | recorded: every run that learned the relation task at 24 px keeps less than half of what it had above chance at every other size | `lesson.claim("recorded: every run that learned keeps less than half of what it had above chance at every other size", kept, "<", 0.5)` | a member carries its accuracy to the zoom (e.g. tested on a larger canvas instead, where offsets keep their meaning) |
-# | recorded: at step 1,000 each run has learned the task or sits on its plateau, and no member sits there on more than one seed of three | `lesson.claim("recorded: no member is on the plateau on more than one seed of three", plateau, "<=", 1)` `assert len(learned_runs) + sum(plateau.values()) == len(runs), "every run either learned the task or sits on its plateau"` | a shorter run (at 150 steps most runs are on the plateau), or a run between the two |
+# | recorded: at step 1,000 each run has learned the task or sits on its plateau, and no rotation member sits there on more than one seed of three | `lesson.claim("recorded: no rotation member is on the plateau on more than one seed of three", {n: plateau[n] for n in rotations}, "<=", 1)` `assert len(learned_runs) + sum(plateau.values()) == len(runs), "every run either learned the task or sits on its plateau"` | a shorter run (at 150 steps most runs are on the plateau), or a run between the two |
+# | recorded: PoPE is on the plateau on all three seeds | `assert plateau["pope"] == 3, "recorded: PoPE is on the plateau on all three seeds"` | phases that break the mirror symmetry (started away from 0, exercise 6), or a task that the mirror does not change |
+# | PoPE at phase 0 is blind to the mirror, whatever its other weights; 150 steps move no phase by more than 0.2 rad | `assert mirror_gap < 1e-5, "PoPE at phase 0: blind to the mirror, whatever its other weights"` `lesson.claim("150 steps move no phase by more than 0.2 rad", phase_moved, "<", 0.2)` | the phases kept as trained (the outputs then differ); a larger learning rate on the phases |
 # | recorded: two recordings of one setting differ in which RoPE-axial and RoPE-mixed runs learned | `assert on_plateau["lesson 08's sweep"] != on_plateau["this sweep"], "two recordings of one setting differ in which runs learned"` | the same runs learn in both recordings (then a ranking would be worth testing with more seeds) |
+# | recorded, canvas: every run of every member learns the 4×4 canvas | `assert len(canvas) == 3 * len(family), "every member, three seeds"` `lesson.claim("recorded, canvas: every run learns the 4×4 canvas", {f"{n}, seed {s}": acc["32"] for (n, s), acc in canvas.items()}, ">", 0.99)` | a run that does not learn the task in 3,000 steps |
+# | recorded, canvas: every rotation member keeps more than 0.7 at 40 px on average over its seeds | `lesson.claim("recorded, canvas: every rotation member keeps more than 0.7 at 40 px, on average over its seeds", {n: sum(at_40[n]) / 3 for n in rotations}, ">", 0.7)` | a member whose offsets change meaning on a larger canvas (RoPE-mixed with interpolation in lesson 08: 0.36) |
+# | recorded, canvas: PoPE is near chance on every larger canvas, on every seed | `lesson.claim("recorded, canvas: PoPE is near chance on every larger canvas, on every seed", {f"{s} px, seed {seed}": canvas["pope", seed][str(s)] for seed in range(3) for s in canvas_sizes if s > 32}, "<", 0.4)` | a PoPE run that carries the task to 5×5 cells, as the rotation members do |
+# | recorded, canvas: at 40 px one member's seeds spread more than the members' means, so the sweep does not rank them | `lesson.claim("recorded, canvas: at 40 px one member's seeds spread more than the members' means", spread_seeds - spread_members, ">", 0.1)` | every member's seeds agree within less than the gaps between members (then the means would rank them) |
