@@ -64,3 +64,38 @@ def test_main_writes_the_comparison_with_provenance(tmp_path, monkeypatch, capsy
     assert result["provenance"]["command"].startswith("python -m minivit.experiments.capstone --setting tiny")
     assert "| encoding | test accuracy |" in capsys.readouterr().out
     assert json.loads(out.read_text())["setting_fields"]["epochs"] == "1"
+
+
+def test_main_records_several_seeds_and_carries_on_from_the_seeds_already_written(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setitem(capstone.SETTINGS, "tiny", TINY)
+    out = tmp_path / "seeds.json"
+    args = ["--setting", "tiny", "--encodings", "none", "learned", "--out", str(out)]
+    capstone.main([*args, "--seeds", "0"])
+    first = read_result(out)
+    ran = []
+    real_run = capstone.run
+    monkeypatch.setattr(
+        capstone, "run", lambda *a, seed, **kw: ran.append(seed) or real_run(*a, seed=seed, **kw)
+    )
+    capstone.main([*args, "--seeds", "0", "1"])
+    assert ran == [1]  # seed 0 was written already
+    result = read_result(out)
+    assert [r["seed"] for r in result["runs"]] == [0, 1] and result["runs"][0] == first["runs"][0]
+    summary = result["summary"]["learned"]
+    accs = [
+        next(r["test_accuracy"] for r in run["rows"] if r["encoding"] == "learned") for run in result["runs"]
+    ]
+    assert summary["accuracies"] == accs and summary["seeds"] == 2
+    assert summary["mean"] == pytest.approx(sum(accs) / 2)
+    assert result["earlier"] == [first["provenance"]]
+    assert "over 2 seeds" in capsys.readouterr().out
+
+    monkeypatch.setitem(capstone.SETTINGS, "tiny", replace(TINY, epochs=2))
+    with pytest.raises(SystemExit):
+        capstone.main([*args, "--seeds", "0", "1"])
+    assert "holds a comparison with other settings" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        capstone.main(["--setting", "tiny", "--encodings", "rope"])
+    assert "unknown encodings rope; choose from none, learned" in capsys.readouterr().err

@@ -188,3 +188,25 @@ def test_the_debian_package_holds_60000_and_10000_images(monkeypatch, tmp_path):
     assert len(train) == 60000 and len(test) == 10000
     assert torch.bincount(train.tensors[1]).tolist() == [6000] * 10
     assert torch.bincount(test.tensors[1]).tolist() == [1000] * 10
+
+
+def test_the_capstone_runs_on_fashion_mnist_where_it_is_and_says_why_not_where_it_is_not(
+    tmp_path, debian, capsys
+):
+    from dataclasses import replace
+
+    from minivit.experiments import capstone
+
+    assert capstone.cpu_setting(root=tmp_path / "data") == "fashion" and capsys.readouterr().out == ""
+    tiny = replace(capstone.SETTINGS["fashion"], dim=16, epochs=1, batch_size=4, train_examples=8)
+    result = capstone.run(
+        tiny, ("none", "rope-axial"), progress=False, root=str(tmp_path / "data"), download=False
+    )
+    assert result["train_examples"] == 8 and [r["steps"] for r in result["rows"]] == [2, 2]
+    fashion.SYSTEM_DIR = tmp_path / "gone"  # the fixture's monkeypatch puts it back
+    assert capstone.cpu_setting(root=tmp_path / "data") == "stand-in"
+    said = capsys.readouterr().out
+    assert "apt-get install dataset-fashion-mnist" in said and said.strip().endswith(
+        "instead (the 'stand-in')."
+    )
+    assert said.count("\n") == 1

@@ -126,7 +126,8 @@ SETTINGS = {
         "mnist-offline", 28, (14, 21, 28, 35, 42, 56), patch_size=7, resized_crop=SCALE_AUG
     ),
     # Fashion-MNIST (60,000 training photos of clothes, 10,000 test; Debian's dataset-fashion-mnist
-    # or torchvision's download), resized to every test size, as the digits
+    # or torchvision's download), resized to every test size, as the digits; recorded apart:
+    # --settings fashion fashion-scale-aug --out minivit/experiments/recorded/resolution_fashion.json
     "fashion": Setting("fashion-mnist", 28, (14, 21, 28, 35, 42, 56), patch_size=7),
     "fashion-scale-aug": Setting(
         "fashion-mnist", 28, (14, 21, 28, 35, 42, 56), patch_size=7, resized_crop=SCALE_AUG
@@ -163,15 +164,7 @@ FAMILY = ("rope-axial", "rope-mixed", "string", "rope-spiral", "liere", "pope")
 # lesson 12: the RoPE family under the relation zoom (1,000 steps) and the distance canvas
 SETTINGS["relation-family"] = replace(SETTINGS["relation"], variants=FAMILY)
 SETTINGS["distance-family"] = replace(SETTINGS["distance"], variants=FAMILY)
-RECORDED = (
-    "distance",
-    "relation",
-    "relation-scale-aug",
-    "mnist",
-    "mnist-scale-aug",
-    "fashion",
-    "fashion-scale-aug",
-)
+RECORDED = ("distance", "relation", "relation-scale-aug", "mnist", "mnist-scale-aug")  # resolution.json
 
 
 def load(setting: Setting, seed: int = 0) -> TaskData:
