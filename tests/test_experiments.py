@@ -110,6 +110,9 @@ def test_recorded_results_ship_in_the_package_and_a_missing_one_is_named():
         "init_scale_reach.json",
         "init_scale_reference.json",
         "resolution.json",
+        "resolution_fashion.json",
+        "rope_family.json",
+        "capstone_fashion.json",
         "network.json",
     ):
         command = experiments.recorded(name)["provenance"]["command"]
@@ -118,7 +121,10 @@ def test_recorded_results_ship_in_the_package_and_a_missing_one_is_named():
         assert command.endswith(f"--out {path}") or (
             "--out" not in command.split() and module.DEFAULT_OUT == path
         )
-    with pytest.raises(FileNotFoundError, match=r"no recorded result 'nope.json'; recorded: init_scale.json"):
+    with pytest.raises(
+        FileNotFoundError,
+        match=r"no recorded result 'nope.json'; recorded: capstone_fashion.json, init_scale.json",
+    ):
         experiments.recorded("nope.json")
 
 
