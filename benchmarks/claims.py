@@ -90,7 +90,8 @@ def ran_current_code(record: dict, py: Path, versions: dict[str, str]) -> bool:
     source is in the lesson's history (so a record keeps counting when what the hash leaves out
     changes, e.g. exercise cells), else the hash the record stored is used."""
     code = versions.get(record["source"]) or record.get("code")
-    return code is not None and code == versions[source_hash(py)]
+    current = versions.get(source_hash(py)) or code_hash(py.read_text())  # edited since the sweep began
+    return code is not None and code == current
 
 
 def cpu_name() -> str:
