@@ -5,7 +5,8 @@ writes a JSON file (with the command, date and hardware that produced it) that a
     python -m minivit.experiments.resolution --help     # lesson 08: one model, many resolutions
 
 `recorded(name)` reads a recorded result for a lesson (they ship in `minivit/experiments/recorded/`);
-`write_result`, `read_result` and `resumable` write a sweep as it goes and carry it on after a stop;
+`write_result`, `read_result`, `resumable` and `carried_on` write a sweep as it goes and carry it on
+after a stop;
 `model_config` is the model of a setting that names its patch size, width, depth and heads.
 """
 
@@ -96,6 +97,39 @@ def resumable(
             f"give another --out, or {restart}"
         )
     return before
+
+
+def carried_on(path: str | Path, chosen: dict[str, Any], *, fresh: bool = False) -> dict[str, Any]:
+    """A sweep of several settings already at `path` ({"settings": {name: asdict(setting)}, "runs",
+    "seconds"}), to carry on from: its runs of every setting, kept where the setting (a dataclass in
+    `chosen` by name) is unchanged but for its list of variants (a variant added since is trained,
+    the others are not trained again). A setting changed otherwise is a ValueError naming what
+    changed; `fresh` (or no file) starts an empty sweep."""
+    empty: dict[str, Any] = {"settings": {}, "seconds": 0.0, "runs": []}
+    if fresh or not Path(path).exists():
+        return empty
+    before = read_result(path)
+    for name, setting in chosen.items():
+        old = before.get("settings", {}).get(name)
+        if old is None:
+            continue
+        now = asdict(setting)
+        changed = sorted(
+            k
+            for k in set(now) | set(old)
+            if k != "variants" and json.loads(json.dumps(now.get(k))) != old.get(k)
+        )
+        if changed:
+            raise ValueError(
+                f"{path} holds {name} runs with other settings ({', '.join(changed)}); "
+                "give another --out, or --fresh to start it again"
+            )
+    earlier = before.get("earlier", []) + ([before["provenance"]] if "provenance" in before else [])
+    return {
+        **empty,
+        **{k: before[k] for k in ("settings", "seconds", "runs") if k in before},
+        "earlier": earlier,
+    }
 
 
 def recorded(name: str) -> dict[str, Any]:

@@ -16,11 +16,9 @@ weights, evaluated two ways.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 from typing import Any
 
 import torch
@@ -31,7 +29,8 @@ from minivit.config import ViTConfig
 from minivit.data.tasks import TaskData, load_task
 from minivit.ensemble import fit_ensemble
 from minivit.evaluate import evaluate_resolutions
-from minivit.experiments import command_line, model_config, provenance, read_result, write_result
+from minivit.experiments import carried_on, command_line, model_config, provenance, write_result
+from minivit.experiments.published import RESOLUTION as PUBLISHED
 from minivit.finetune import finetune as finetune  # lesson 08 reads it here
 from minivit.model import ViT
 from minivit.train import fit, pick_device, seed_everything
@@ -55,23 +54,6 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "pope": ("pope", {}),
 }
 CLASSIC = tuple(VARIANTS)[:10]  # lesson 08's variants: every setting's unless it names its own
-
-# top-1 at test resolution, models trained at 224 without fine-tuning
-PUBLISHED = {
-    "ICLR 2025 blog post, ImageNet-100, ViT trained at 224": {
-        "sizes": [96, 224, 384, 512],
-        "learned": [18.80, 55.48, 55.88, 52.32],
-        "none": [16.82, 53.86, 54.16, 49.80],
-        "rope-mixed": [18.98, 55.26, 58.92, 55.62],
-        "alibi2d": [19.60, 60.74, 65.76, 62.20],
-    },
-    "RoPE-ViT (Heo et al. 2024), DeiT-III ViT-S on ImageNet-1k": {
-        "sizes": [224, 384],
-        "learned": [80.4, 79.4],
-        "rope-axial": [80.9, 80.0],
-        "rope-mixed": [80.9, 81.8],
-    },
-}
 
 
 @dataclass(frozen=True)
@@ -333,38 +315,6 @@ def order_above(summary: dict[str, dict[str, Any]], train_size: int) -> list[str
 
 
 DEFAULT_OUT = "minivit/experiments/recorded/resolution.json"  # where the lessons read it from (package data)
-
-
-def carried_on(path: str, chosen: dict[str, Setting], *, fresh: bool = False) -> dict[str, Any]:
-    """The sweep already at `path`, to carry on from: its runs of every setting, kept where the
-    setting is unchanged but for its list of variants (a variant added since is trained, the others
-    are not trained again). A setting changed otherwise is a ValueError naming what changed; `fresh`
-    (or no file) starts an empty sweep."""
-    empty: dict[str, Any] = {"settings": {}, "seconds": 0.0, "runs": []}
-    if fresh or not Path(path).exists():
-        return empty
-    before = read_result(path)
-    for name, setting in chosen.items():
-        old = before.get("settings", {}).get(name)
-        if old is None:
-            continue
-        now = asdict(setting)
-        changed = sorted(
-            k
-            for k in set(now) | set(old)
-            if k != "variants" and json.loads(json.dumps(now.get(k))) != old.get(k)
-        )
-        if changed:
-            raise ValueError(
-                f"{path} holds {name} runs with other settings ({', '.join(changed)}); "
-                "give another --out, or --fresh to start it again"
-            )
-    earlier = before.get("earlier", []) + ([before["provenance"]] if "provenance" in before else [])
-    return {
-        **empty,
-        **{k: before[k] for k in ("settings", "seconds", "runs") if k in before},
-        "earlier": earlier,
-    }
 
 
 def main(argv: list[str] | None = None) -> None:
