@@ -1,8 +1,8 @@
 """The GPU path, on a GPU: `pytest -m gpu` (every test here is skipped where CUDA is missing).
 
 bf16 and fp16 training (with loss scaling), torch.compile (plain and CUDA graphs), augmentation on
-the device, a step that never waits for the device, one NCCL process under torchrun, and the
-ensemble.
+the device, a step that never waits for the device, torchrun (one process; two over NCCL where there
+are two GPUs), and the ensemble.
 """
 
 import os
@@ -94,33 +94,51 @@ def test_a_step_never_waits_for_the_device():
     assert len(run.history.loss) == 10
 
 
-def test_one_nccl_process_under_torchrun(tmp_path):
-    script = tmp_path / "one.py"
+@pytest.mark.parametrize("processes", [1, 2])
+def test_torchrun_trains_on_the_gpu(tmp_path, processes):
+    """One process under torchrun joins no process group (nothing to share) and trains as a plain
+    run; two (on a machine with two GPUs) join one over NCCL, a GPU each."""
+    if torch.cuda.device_count() < processes:
+        pytest.skip(f"needs {processes} GPUs")
+    script = tmp_path / "run.py"
     script.write_text(
         "import torch\n"
         "from minivit.train import init_distributed, fit\n"
         "from tests.test_gpu import data, model\n"
         "rank, world, device = init_distributed()\n"
-        "assert torch.distributed.get_backend() == 'nccl', torch.distributed.get_backend()\n"
-        "h = fit(model(), data(), steps=20, device=device, progress=False)\n"
-        "assert len(h.loss) == 20\n"
-        "torch.distributed.destroy_process_group()\n"
-        "print('nccl ok', world)\n"
+        "grouped = torch.distributed.is_initialized()\n"
+        "backend = torch.distributed.get_backend() if grouped else None\n"
+        "m = model()\n"
+        "h = fit(m, data(), steps=20, device=device, progress=False)\n"
+        "assert len(h.loss) == 20 and next(m.parameters()).device.type == 'cuda'\n"
+        "if grouped:\n"
+        "    torch.distributed.destroy_process_group()\n"
+        "print('trained', world, grouped, backend)\n"
     )
-    torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "1"]
+    torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node"]
     root = str(Path(__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": root}
     done = subprocess.run(
-        [*torchrun, str(script)], capture_output=True, text=True, timeout=300, cwd=root, env=env
+        [*torchrun, str(processes), str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=root,
+        env=env,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "nccl ok 1" in done.stdout
+    expected = "trained 1 False None" if processes == 1 else "trained 2 True nccl"
+    assert expected in done.stdout, done.stdout[-2000:]
 
 
-def test_the_ensemble_matches_single_runs_on_the_gpu():
+def test_the_ensemble_matches_single_runs_on_the_gpu(monkeypatch):
     seeds = [0, 1, 2]
     kw = dict(steps=30, batch_size=32, lr=3e-3, precision="fp32", device="cuda", progress=False)
-    torch.backends.cuda.matmul.allow_tf32 = False
+    # full float32 in the matrix products and in cuDNN's convolutions (the patch embedding), which
+    # by default may use TF32 (about 1e-3 relative): the ensemble's batched kernels and a single
+    # run's are other kernels, and only in full precision do they agree to 1e-4 after 30 steps
+    monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", False)
+    monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", False)
     ensemble = [model(s) for s in seeds]
     fit_ensemble(ensemble, data(), seeds=seeds, **kw)
     for seed, member in zip(seeds, ensemble, strict=True):
