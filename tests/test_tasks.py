@@ -97,3 +97,22 @@ def test_task_shape_says_what_load_task_gives_without_making_the_data(name):
     )
     made = sum(t.numel() * t.element_size() for ds in (data.train, data.test) for t in ds.tensors[:1])
     assert shape.data_bytes >= made and shape.train_examples == len(data.train)
+
+
+def test_a_subset_keeps_the_same_test_examples_at_every_size_and_refuses_an_empty_one():
+    task = load_task("distance", train_size=40, test_size=30, seed=0)
+    small = task.subset(10, 6, seed=1)
+    assert (len(small.train), len(small.test)) == (10, 6) and small.train.classes == task.train.classes
+    g = torch.Generator().manual_seed(1)  # the draw: training rows, then test rows
+    train_rows, test_rows = torch.randperm(40, generator=g)[:10], torch.randperm(30, generator=g)[:6]
+    assert torch.equal(small.train.tensors[0], task.train.tensors[0][train_rows])
+    # the same six scenes at the training size, zoomed, and on a larger canvas
+    for mine, whole in [
+        (small.test, task.test),
+        (small.at_size(48), task.at_size(48)),
+        (small.on_canvas(48), task.on_canvas(48)),
+    ]:
+        assert all(torch.equal(a, b[test_rows]) for a, b in zip(mine.tensors, whole.tensors, strict=True))
+    assert len(small.subset(100, 100).train) == 10  # all of a set that holds fewer
+    with pytest.raises(ValueError, match=r"test=0 is below 1"):
+        task.subset(10, 0)

@@ -4,9 +4,10 @@ to know about it (channels, classes, native size) and a way to get its test set 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+import torch
 from torch.utils.data import TensorDataset
 
 from minivit.checks import check_whole
@@ -34,6 +35,30 @@ class TaskData:
         return (
             f"TaskData({self.name!r}, train={len(self.train)}, test={len(self.test)}, "
             f"{self.in_channels} channel(s), {self.num_classes} classes, {self.image_size}px)"
+        )
+
+    def subset(self, train: int, test: int, *, seed: int = 0) -> TaskData:
+        """The same task on `train` training and `test` test examples drawn at random (by `seed`;
+        all of a set where it holds fewer), its test set the same examples at every other size."""
+        check_whole("train", train, 1)
+        check_whole("test", test, 1)
+        g = torch.Generator().manual_seed(seed)
+        picked = [torch.randperm(len(self.train), generator=g)[:train]]
+        picked.append(torch.randperm(len(self.test), generator=g)[:test])
+
+        def pick(data: TensorDataset, rows: torch.Tensor) -> TensorDataset:
+            out = TensorDataset(*(t[rows] for t in data.tensors))
+            if hasattr(data, "classes"):
+                out.classes = data.classes
+            return out
+
+        at_size, on_canvas = self.at_size, self.on_canvas
+        return replace(
+            self,
+            train=pick(self.train, picked[0]),
+            test=pick(self.test, picked[1]),
+            at_size=lambda s: pick(at_size(s), picked[1]),
+            on_canvas=None if on_canvas is None else (lambda s: pick(on_canvas(s), picked[1])),
         )
 
 
