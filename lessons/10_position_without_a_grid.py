@@ -344,6 +344,7 @@ for split in ("later", "rerun"):
           f"sinusoid {summary['sincos1d'][f'unexplained_{split}']:.3f}, none {summary['none'][f'unexplained_{split}']:.3f}")
 gap = [by["0.1", s]["unexplained"]["later"] - by["2.0", s]["unexplained"]["later"] for s in seeds]
 print("σ = 0.1 minus σ = 2, later steps, per seed:", [round(g, 3) for g in gap])
+print("none minus σ = 2, later steps, per seed:", [round(by["none", s]["unexplained"]["later"] - by["2.0", s]["unexplained"]["later"], 3) for s in seeds])
 lesson.claim("σ = 0.1 never predicts better than σ = 2 by more than 0.01", gap, ">", -0.01)
 for split in ("train", "later"):  # σ = 0.02 is worse than σ = 2, on the training steps too
     lesson.claim(f"σ = 0.02 is worse than σ = 2 on the {split} steps", summary["0.02"][f"unexplained_{split}"] - summary["2.0"][f"unexplained_{split}"], ">", 0.03)
