@@ -3,8 +3,9 @@
 Each lesson's claims about trained models go through `minivit.lesson.claim`, which records the
 value, the bound and the margin when ``MINIVIT_CLAIMS`` names a file. This script runs each lesson
 (its .py, the reviewed source) top to bottom in a fresh kernel with ``MINIVIT_SEED`` and
-``MINIVIT_THREADS`` set, seeds 0-9 on one thread (two lessons at a time on two cores) and seeds
-10-11 on two threads, and writes:
+``MINIVIT_THREADS`` set, seeds 0-19 on one thread (two lessons at a time on two cores) and seeds
+20-23 on two threads (a lesson whose runs take under a minute: seeds 0-43 and 44-47, 48 runs), and
+writes:
 
 - `benchmarks/claims.jsonl`: one JSON line per lesson x seed x threads, appended as each run ends
   (the hashes of the lesson's source and of its code cells, the machine, torch, seconds, the error if
@@ -15,9 +16,14 @@ value, the bound and the margin when ``MINIVIT_CLAIMS`` names a file. This scrip
   in the package that moves a lesson's numbers (a setting's step count, say) is not seen, so make
   the lesson show it (print the changed setting) or its old runs will still count.
 - `lessons/CLAIMS.md`: a table per lesson, a row per claim: runs passed, smallest and median margin;
-  a claim that fails a run, or whose smallest margin is under a fifth of its median, is flagged.
+  a claim is flagged when it fails a run, when its smallest margin is under a fifth of its median,
+  or when its runs split into two groups (a gap between them wider than the spread within each:
+  some runs took another route).
+- `minivit/experiments/recorded/claims.json`: per lesson and claim, runs passed of runs made and the
+  range of the values; it ships in the package, and a claim that misses on a learner's machine
+  quotes it (`minivit.lesson.claim`).
 
-    python benchmarks/claims.py                       # the whole sweep (about 1.5 hours on 2 cores)
+    python benchmarks/claims.py                       # the whole sweep (several hours on 2 cores)
     python benchmarks/claims.py --lessons 05 07       # a few lessons
     python benchmarks/claims.py --table               # only rewrite the table from what is recorded
 """
@@ -43,9 +49,33 @@ ROOT = Path(__file__).resolve().parents[1]
 LESSONS = ROOT / "lessons"
 RECORDS = ROOT / "benchmarks" / "claims.jsonl"
 TABLE = LESSONS / "CLAIMS.md"
-ONE_THREAD = range(10)  # seeds run on one thread, two lessons at a time
-TWO_THREADS = range(10, 12)  # seeds run on two threads, one lesson at a time
+SUMMARY = ROOT / "minivit" / "experiments" / "recorded" / "claims.json"
+ONE_THREAD = range(20)  # seeds run on one thread, two lessons at a time
+TWO_THREADS = range(20, 24)  # seeds run on two threads, one lesson at a time
+QUICK = 60  # a lesson whose runs take less (median seconds) gets twice the runs:
+QUICK_ONE_THREAD, QUICK_TWO_THREADS = range(44), range(44, 48)
 THIN = 5  # a smallest margin under median / THIN is flagged
+
+
+def planned(lesson: str, records: list[dict]) -> tuple[range, range]:
+    """The seeds a lesson is swept with: (one thread, two threads); twice as many for a quick one."""
+    seconds = [r["seconds"] for r in records if r["lesson"] == lesson]
+    if seconds and statistics.median(seconds) < QUICK:
+        return QUICK_ONE_THREAD, QUICK_TWO_THREADS
+    return ONE_THREAD, TWO_THREADS
+
+
+def two_groups(values: list[float]) -> bool:
+    """Do `values` split into two groups, the gap between them wider than the spread within each?
+    (Runs that took two routes; a margin can be thick and still hide a second route.)"""
+    ordered = sorted(values)
+    if len(ordered) < 4:
+        return False
+    gaps = [b - a for a, b in zip(ordered[:-1], ordered[1:], strict=True)]
+    cut = max(range(len(gaps)), key=gaps.__getitem__)
+    low, high = ordered[: cut + 1], ordered[cut + 1 :]
+    scale = abs(statistics.median(ordered)) / THIN  # a gap this small is rounding (0.999 against 1.0)
+    return gaps[cut] > max(low[-1] - low[0], high[-1] - high[0], scale)
 
 
 def source_hash(py: Path) -> str:
@@ -145,6 +175,7 @@ def run_lesson(py: Path, seed: int, threads: int, timeout: int) -> dict:
             "OMP_NUM_THREADS": str(threads),
             "MKL_NUM_THREADS": str(threads),
             "MINIVIT_CLAIMS": str(claims),
+            "MINIVIT_STRICT": "1",
             "MPLBACKEND": "Agg",
         }
         start = time.perf_counter()
@@ -192,19 +223,24 @@ def lessons_named(prefixes: list[str] | None) -> list[Path]:
 
 def sweep(lessons: list[Path], jobs: int, timeout: int, one, two, records: Path = RECORDS) -> None:
     versions = {py.stem: code_of_versions(py) for py in lessons}
+    recorded = read_records(records)
     done = {
         (r["lesson"], r["seed"], r["threads"])
-        for r in read_records(records)
+        for r in recorded
         if r["lesson"] in versions
         and ran_current_code(r, LESSONS / f"{r['lesson']}.py", versions[r["lesson"]])
     }
-    todo = [
-        (py, seed, threads)
-        for threads, seeds in ((1, one), (2, two))
-        for seed in seeds
-        for py in lessons
-        if (py.stem, seed, threads) not in done
-    ]
+    plans = {py.stem: planned(py.stem, recorded) for py in lessons}
+    todo = []  # seed by seed, the lessons side by side (one thread first, then two)
+    for threads, asked in ((1, one), (2, two)):
+        index = threads - 1
+        chosen = {py.stem: set(asked if asked is not None else plans[py.stem][index]) for py in lessons}
+        for seed in sorted(set().union(*chosen.values())):
+            todo += [
+                (py, seed, threads)
+                for py in lessons
+                if seed in chosen[py.stem] and (py.stem, seed, threads) not in done
+            ]
     print(f"{len(todo)} runs to do ({len(done)} recorded)", flush=True)
 
     def one_run(item):
@@ -248,26 +284,34 @@ def table(records: list[dict]) -> str:
         "",
         "Every claim a lesson makes about a trained model (or about numbers that change with the seed)",
         "goes through `lesson.claim(name, value, op, bound)`. The margin sweep runs every lesson top to",
-        "bottom with seeds 0-9 on one thread and seeds 10-11 on two threads and records each claim's",
-        "margin: how far its value lies from its bound on the passing side (negative: the claim failed).",
+        "bottom with seeds 0-19 on one thread and seeds 20-23 on two threads (a lesson that runs in under",
+        "a minute: seeds 0-43 and 44-47) and records each claim's margin: how far its value lies from its",
+        "bound on the passing side (negative: the claim failed). Runs recorded earlier with other seeds",
+        "(10 and 11 on two threads) count too.",
         "",
         "    python benchmarks/claims.py    # resumable; --lessons 05 07 for a few; --table to redraw",
         "",
-        f"A claim is flagged (⚠) when it fails a run, or when its smallest margin is under a {THIN}th of",
-        "its median margin (a claim that only just holds on some machine). Runs are of each lesson's",
-        "current source; the machines and torch builds they ran on are listed per lesson.",
+        f"A claim is flagged (⚠) when it fails a run, when its smallest margin is under a {THIN}th of",
+        "its median margin (a claim that only just holds on some machine), or when its runs split into",
+        "two groups, the gap between them wider than the spread within each (⚠ 2: some runs took",
+        "another route). Runs are of each lesson's current source; the machines and torch builds they",
+        "ran on are listed per lesson.",
+        "",
+        "On a learner's machine a claim that misses does not stop the lesson: it prints a warning block",
+        "with this run's value, the bound and what this sweep saw (runs passed of runs made, the range),",
+        "and the lesson goes on. `make test` and this sweep set `MINIVIT_STRICT=1`: there it fails.",
         "",
     ]
     by_lesson = current(records)
-    wanted = len(ONE_THREAD) + len(TWO_THREADS)
     every = [py.stem for py in sorted(LESSONS.glob("[0-9][0-9]_*.py"))]
+    wanted = {name: sum(map(len, planned(name, records))) for name in every}
     short = [
-        f"{name} ({len(by_lesson.get(name, []))} of {wanted})"
+        f"{name} ({len(by_lesson.get(name, []))} of {wanted[name]})"
         for name in every
-        if len(by_lesson.get(name, [])) < wanted
+        if len(by_lesson.get(name, [])) < wanted[name]
     ]
     if short:
-        lines += [f"Not yet run {wanted} times with their current code: {', '.join(short)}.", ""]
+        lines += [f"Not yet run as many times as planned with their current code: {', '.join(short)}.", ""]
     for lesson, runs in by_lesson.items():
         machines = sorted({f"{r['cpu']}, torch {r['torch']}" for r in runs})
         stopped = [r for r in runs if not r["ok"]]
@@ -298,7 +342,8 @@ def table(records: list[dict]) -> str:
             passed = sum(bool(cs) and all(c["passed"] for c in cs) for cs in per_run)
             first = next(c for cs in per_run for c in cs)
             smallest, median = min(margins), statistics.median(margins)
-            flag = "⚠" if passed < len(runs) or smallest < median / THIN else ""
+            thin = passed < len(runs) or smallest < median / THIN
+            flag = "⚠ 2" if two_groups(margins) else "⚠" if thin else ""
             lines.append(
                 f"| {name} | {first['op']} {first['bound']:g} | {passed}/{len(runs)} | {fmt(smallest)} "
                 f"| {fmt(median)} | {flag} |"
@@ -307,24 +352,60 @@ def table(records: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def summary(records: list[dict]) -> dict:
+    """Per lesson and claim: op, bound, runs passed of runs made and the range of the values (the
+    worst value of each run), as `minivit.lesson.claim` quotes them to a learner whose run misses."""
+    lessons: dict[str, dict] = {}
+    for lesson, runs in current(records).items():
+        claims: dict[str, dict] = {}
+        for name in dict.fromkeys(c["name"] for r in runs for c in r["claims"]):
+            per_run = [[c for c in r["claims"] if c["name"] == name] for r in runs]
+            made = [cs for cs in per_run if cs]
+            values = [c["value"] for cs in made for c in cs if math.isfinite(c["value"])]
+            claims[name] = {
+                "op": made[0][0]["op"],
+                "bound": made[0][0]["bound"],
+                "passed": sum(all(c["passed"] for c in cs) for cs in made),
+                "runs": len(made),
+                "low": min(values, default=math.nan),
+                "high": max(values, default=math.nan),
+            }
+        lessons[lesson] = claims
+    return {
+        "provenance": {
+            "command": "python benchmarks/claims.py --table",
+            "what": "the margin sweep's runs of each lesson's current code (benchmarks/claims.jsonl)",
+        },
+        "lessons": lessons,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lessons", nargs="*", help="lesson numbers or name prefixes (default: all)")
     parser.add_argument("--jobs", type=int, default=2, help="one-thread runs at a time (default 2)")
     parser.add_argument("--timeout", type=int, default=1800, help="seconds a cell may run (default 1800)")
-    parser.add_argument("--seeds", type=int, nargs="*", help="only these one-thread seeds (default 0-9)")
-    parser.add_argument("--two-thread-seeds", type=int, nargs="*", help="default 10 11")
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        nargs="*",
+        help="only these one-thread seeds (default 0-19; 0-43 for a quick lesson)",
+    )
+    parser.add_argument(
+        "--two-thread-seeds", type=int, nargs="*", help="default 20-23 (44-47 for a quick lesson)"
+    )
     parser.add_argument("--table", action="store_true", help="only rewrite the table from the records")
     parser.add_argument("--records", type=Path, default=RECORDS, help="the JSON-lines file of runs")
     args = parser.parse_args()
     if args.jobs < 1:
         sys.exit(f"--jobs {args.jobs}: use 1 or more")
     if not args.table:
-        one = ONE_THREAD if args.seeds is None else args.seeds
-        two = TWO_THREADS if args.two_thread_seeds is None else args.two_thread_seeds
-        sweep(lessons_named(args.lessons), args.jobs, args.timeout, one, two, args.records)
-    TABLE.write_text(table(read_records(args.records)))
-    print(f"wrote {TABLE.relative_to(ROOT)}")
+        sweep(lessons_named(args.lessons), args.jobs, args.timeout, args.seeds, args.two_thread_seeds,
+              args.records)  # fmt: skip
+    records = read_records(args.records)
+    TABLE.write_text(table(records))
+    SUMMARY.write_text(json.dumps(summary(records), indent=1, ensure_ascii=False) + "\n")
+    print(f"wrote {TABLE.relative_to(ROOT)} and {SUMMARY.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -237,6 +237,7 @@ def test_claim_passes_fails_and_names_the_worst_value(monkeypatch):
     from minivit import lesson
 
     monkeypatch.delenv("MINIVIT_CLAIMS", raising=False)
+    monkeypatch.setenv("MINIVIT_STRICT", "1")  # as the checks run: a claim that misses raises
     assert lesson.claim("above", 0.5, ">", 0.4) is None  # an assert: a cell ending with it shows nothing
     lesson.claim("below", torch.tensor(0.5), "<=", 0.5)
     lesson.claim("all", {"a": 0.9, "b": 0.8}, ">", 0.75)
@@ -266,6 +267,61 @@ def test_claim_on_a_tensor_that_needs_grad_writes_no_warning(monkeypatch):
         lesson.claim("a scalar", weight.sum(), ">", 0.6)
         lesson.claim("elements", weight * 2, ">", 0.3)
         lesson.claim("a mapping", {"w": weight[0]}, ">", 0.4)
+
+
+def test_a_missed_claim_explains_itself_and_the_lesson_goes_on_for_a_learner(monkeypatch):
+    """Unset (as a learner runs a lesson) or 0: the claim, this run's value and bound, what the
+    recorded sweep saw, and what it means, in one warning; nothing raised."""
+    import re
+    import warnings
+
+    from minivit import lesson
+
+    monkeypatch.delenv("MINIVIT_CLAIMS", raising=False)
+    for value in (None, "0"):
+        if value is None:
+            monkeypatch.delenv("MINIVIT_STRICT", raising=False)
+        else:
+            monkeypatch.setenv("MINIVIT_STRICT", value)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert lesson.claim("the task is learned", {"seed 3": 0.42}, ">", 0.8) is None  # goes on
+            lesson.claim("holds", 0.9, ">", 0.8)  # a claim that holds says nothing
+        assert len(caught) == 1 and issubclass(caught[0].category, lesson.ClaimMissed)
+        text = str(caught[0].message)
+        assert "the task is learned" in text and "0.42 (at seed 3)" in text and "> 0.8" in text
+        assert "another route" in text and "MINIVIT_STRICT=1" in text
+        # the recorded sweep's line: lesson 01 makes this claim, and claims.json holds its runs
+        seen = lesson.recorded_runs("the task is learned")
+        assert [s["lesson"] for s in seen] == ["01_attention"] and seen[0]["runs"] >= 12
+        assert re.search(r"recorded sweep \(01_attention\): passed \d+ of \d+ runs, values from", text)
+    assert lesson.recorded_runs("a claim no lesson makes") == []
+
+
+def test_a_missed_claim_is_a_warning_block_in_a_notebook(monkeypatch):
+    """In a kernel (JupyterLab, Colab) the explanation is an HTML block drawn as a warning, with a
+    plain-text twin for front ends that show no HTML."""
+    from minivit import lesson
+
+    shown = []
+    monkeypatch.delenv("MINIVIT_CLAIMS", raising=False)
+    monkeypatch.delenv("MINIVIT_STRICT", raising=False)
+    monkeypatch.setattr(lesson, "_in_a_notebook", lambda: True)
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: shown.append((obj, raw)))
+    lesson.claim("a <tagged> claim", 0.1, ">", 0.5)
+    ((bundle, raw),) = shown
+    assert raw and bundle["text/plain"].startswith("WARNING: This run falls outside a claim")
+    assert "&#9888;" in bundle["text/html"] and "a &lt;tagged&gt; claim" in bundle["text/html"]
+
+
+def test_strict_mode_is_read_and_checked_before_a_lesson_trains(monkeypatch):
+    from minivit import lesson
+
+    monkeypatch.setenv("MINIVIT_STRICT", "yes")
+    with pytest.raises(ValueError, match=r"MINIVIT_STRICT='yes': use 1 .* or 0"):
+        lesson.setup()
+    monkeypatch.setenv("MINIVIT_STRICT", "1")
+    assert lesson.strict()
 
 
 def test_claim_records_its_margin_and_goes_on_under_a_sweep(monkeypatch, tmp_path):
@@ -315,7 +371,26 @@ def test_the_margin_table_counts_runs_and_flags_thin_or_failing_claims():
     text = claims.table(records)
     rows = {line.split(" | ")[0].strip("| "): line for line in text.splitlines() if line.startswith("| ")}
     assert "| 6/6 | 1 | 1.15 |" in rows["steady"] and rows["steady"].endswith("|  |")
-    assert "| 5/6 | -0.5 | 1 | ⚠ |" in rows["thin"]
+    assert "| 5/6 | -0.5 | 1 | ⚠ 2 |" in rows["thin"]  # failed once, and two groups: 1.0 and below 0.1
+    summary = claims.summary(records)["lessons"][py.stem]
+    assert summary["thin"] == {"op": ">", "bound": 0.0, "passed": 5, "runs": 6, "low": -0.5, "high": 1.0}
+
+
+def test_the_sweep_flags_runs_that_split_into_two_routes():
+    claims = _claims_benchmark()
+    assert not claims.two_groups([0.30, 0.31, 0.33, 0.34, 0.36, 0.37])  # one spread
+    assert claims.two_groups([0.02, 0.30, 0.31, 0.33, 0.34, 0.36])  # one run far below the rest
+    assert claims.two_groups([0.05, 0.06, 0.07, 0.40, 0.41, 0.42])  # two routes, both passing
+    assert not claims.two_groups([0.1, 0.5, 0.9])  # too few runs to tell
+
+
+def test_the_sweep_plans_more_runs_for_a_quick_lesson():
+    claims = _claims_benchmark()
+    quick = [{"lesson": "00_x", "seconds": 20.0}] * 3
+    one, two = claims.planned("00_x", quick)
+    assert (len(one), len(two)) == (44, 4) and set(one).isdisjoint(two)
+    one, two = claims.planned("07_x", [{"lesson": "07_x", "seconds": 400.0}])
+    assert (list(one), list(two)) == (list(range(20)), list(range(20, 24)))
 
 
 def test_the_sweep_keys_runs_by_code_outside_exercises():
