@@ -23,7 +23,7 @@ from minivit.exercises import (
     lessons_09_11,
     lessons_12,
 )
-from minivit.exercises.core import EXERCISES, Exercise, Wrong, short
+from minivit.exercises.core import EXERCISES, Exercise, Raised, Wrong, short
 
 GROUPS = (lessons_00_01, lessons_02_03, lessons_04_06, lessons_07_08, lessons_09_11, lessons_12)
 
@@ -54,13 +54,22 @@ def check(exercise_id: str, answer: object = ...) -> bool:
     if answer is ... or answer is None:
         print(f"{ex.id}: not answered yet")
         return False
+    name = "answer_" + ex.id.replace(".", "_")
     try:
         shows = ex.run(answer)
     except Wrong as wrong:
-        print(f"✗ {ex.id}: {short(wrong.what)} — hint: {short(wrong.hint, 400)}")
+        hint = wrong.hint.replace("answer_NN_k", name)
+        print(f"✗ {ex.id}: {short(wrong.what)} — hint: {short(hint, 400)}")
         return False
-    except Exception as error:  # the learner's own code failed inside the check
+    except Raised as raised:  # the learner's function raised when the check called it
+        error = raised.error
         print(f"✗ {ex.id}: your answer raised {type(error).__name__}: {short(error, 120)} — hint: {ex.hint}")
+        return False
+    except Exception as error:  # the check could not use what the answer gave
+        print(
+            f"✗ {ex.id}: the check could not use what your answer gave ({type(error).__name__}: "
+            f"{short(error, 120)}) — hint: {ex.hint}"
+        )
         return False
     print(f"✓ {ex.id}: {short(shows, 400)}")
     return True

@@ -8,6 +8,7 @@ the learner's function on inputs of their own, or measure the property the answe
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -23,6 +24,15 @@ class Wrong(Exception):
     def __init__(self, what: str, hint: str):
         super().__init__(what)
         self.what, self.hint = what, hint
+
+
+class Raised(Exception):
+    """The learner's own function raised `error` when the check called it (see `function`): told
+    apart from an error of the check itself, which `check` reports as such."""
+
+    def __init__(self, error: Exception):
+        super().__init__(error)
+        self.error = error
 
 
 @dataclass(frozen=True)
@@ -65,8 +75,17 @@ def expect(ok: bool, what: str, hint: str) -> None:
         raise Wrong(what, hint)
 
 
+def not_none(answer: object, what: str, hint: str) -> None:
+    """Raise Wrong if `answer` is None: inside a check that is what a function without `return` gave."""
+    if answer is None:
+        raise Wrong(
+            f"the answer is None, not {what} (a function that ends without `return` gives None)", hint
+        )
+
+
 def number(answer: object, hint: str) -> float:
     """The answer as a finite float (a Python or NumPy number, or a one-element tensor)."""
+    not_none(answer, "a number", hint)
     if isinstance(answer, bool):
         raise Wrong("the answer is True or False, not a number", hint)
     try:
@@ -84,25 +103,63 @@ def whole(answer: object, hint: str) -> int:
     return int(value)
 
 
+def shape_text(shape: tuple[int, ...]) -> str:
+    """A shape as the lessons write it: [2, 7, 7]."""
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
 def tensor(answer: object, hint: str, shape: tuple[int, ...] | None = None) -> Tensor:
-    """The answer as a float64 tensor (detached), of `shape` if given."""
+    """The answer as a float64 tensor (detached), of `shape` if given.
+
+    One rule for every exercise: axes of size 1 do not count, so an answer [P, 1] or [1, P] where
+    [P] is asked is taken (and reshaped to [P]); any other shape than the one asked is refused."""
+    not_none(answer, "a tensor", hint)
     try:
         t = torch.as_tensor(answer.detach() if isinstance(answer, Tensor) else answer)
     except (TypeError, ValueError, RuntimeError):
         raise Wrong(f"the answer is {kind(answer)}, not a tensor", hint) from None
+    expect(not t.is_complex(), "the answer holds complex numbers, not real ones", hint)
     if shape is not None:
-        expect(tuple(t.shape) == shape, f"the answer has shape {tuple(t.shape)}, not {shape}", hint)
+        t = fit(t, shape, hint)
     return t.double()
 
 
+def fit(t: Tensor, shape: tuple[int, ...], hint: str) -> Tensor:
+    """`t` reshaped to `shape` when the two agree up to axes of size 1; else Wrong."""
+    core = tuple(d for d in t.shape if d != 1)
+    expect(
+        core == tuple(d for d in shape if d != 1),
+        f"the answer has shape {shape_text(tuple(t.shape))}, not {shape_text(shape)}",
+        hint,
+    )
+    return t.reshape(shape)
+
+
+def indices(answer: object, hint: str, n: int) -> Tensor:
+    """The answer as a tensor [n] of whole numbers (int64): indices, labels or symbols."""
+    t = tensor(answer, hint, (n,))
+    expect(bool(torch.isfinite(t).all()), "the answer holds NaN or infinity", hint)
+    expect(bool((t == t.round()).all()), "the answer holds numbers that are not whole", hint)
+    return t.long()
+
+
 def function(answer: object, signature: str) -> Callable:
-    """The answer as a function; `signature` shows how it is called."""
+    """The answer as a function; `signature` shows how it is called. What the function raises comes
+    out as `Raised`, so that `check` can tell the learner's error from one of its own."""
     expect(
         callable(answer),
         f"the answer is {kind(answer)}, not a function",
         f"define it as `def answer_NN_k{signature}:` and pass the function itself (no parentheses)",
     )
-    return answer  # type: ignore[return-value]
+
+    @functools.wraps(answer)  # type: ignore[arg-type]
+    def call(*args, **kwargs):
+        try:
+            return answer(*args, **kwargs)  # type: ignore[operator]
+        except Exception as error:
+            raise Raised(error) from error
+
+    return call
 
 
 def kind(answer: object) -> str:
@@ -111,7 +168,9 @@ def kind(answer: object) -> str:
         return f"a tensor of shape {tuple(answer.shape)}"
     if callable(answer):
         return "a function"
-    return f"a {type(answer).__name__} ({short(repr(answer), 40)})"
+    name = type(answer).__name__
+    article = "an" if name[:1] in "aeiou" else "a"
+    return f"{article} {name} ({short(repr(answer), 40)})"
 
 
 def short(text: str, most: int = 160) -> str:

@@ -12,6 +12,7 @@ from minivit.exercises.core import (
     exercise,
     expect,
     function,
+    kind,
     number,
     same,
     seeded,
@@ -71,7 +72,11 @@ def _pooled_change(answer) -> str:
 )
 def _grid_at_patch_4(answer) -> str:
     form = "answer a pair ((rows, cols), patches_per_cell), e.g. ((3, 3), 1) for patch size 8"
-    expect(isinstance(answer, (tuple, list)) and len(answer) == 2, "the answer is not a pair", form)
+    expect(
+        isinstance(answer, (tuple, list)) and len(answer) == 2,
+        f"the answer is {kind(answer)}, not a pair",
+        form,
+    )
     grid, per_cell = answer
     expect(isinstance(grid, (tuple, list)) and len(grid) == 2, "the grid is not a pair (rows, cols)", form)
     rows, cols = whole(grid[0], form), whole(grid[1], form)
@@ -92,24 +97,45 @@ def _grid_at_patch_4(answer) -> str:
     return "6×6 patches, 4 to a cell: each shape is cut into 4 patches, and a shuffle can take it apart"
 
 
-INVARIANT = {"none"}  # the encodings whose pooled output no shuffle changes (tests check it on models)
-WHY = {
+HOOKS = {  # what each hook of PositionalEncoding does with a patch's place, and why a shuffle shows it
+    "add_to_tokens": "adds to each token something that depends on its place: shuffled content meets "
+    "other additions",
+    "attn_bias": "biases attention by where the two patches are: a shuffle moves two patches apart, "
+    "and the bias between them changes",
+    "rotate": "turns queries and keys by their place: a shuffle changes the turns between them",
+}
+WHY = {  # hints sharper than the hook's own; any other encoding gets its hook's (see `why`)
     "peg": "peg's convolution reads each patch's neighbours and the zero padding at the border; "
     "a shuffle changes both",
     "learned": "a learned table adds one vector per place: shuffled content meets other vectors",
-    "sincos1d": "a sinusoid adds one vector per place: shuffled content meets other vectors",
-    "sincos2d": "a sinusoid adds one vector per place: shuffled content meets other vectors",
     "relative": "a bias by offset changes when a shuffle moves two patches apart",
-    "alibi1d": "a bias by distance changes when a shuffle moves two patches apart",
-    "alibi2d": "a bias by distance changes when a shuffle moves two patches apart",
-    "rope1d": "RoPE rotates queries and keys by their place: a shuffle changes the angles between them",
-    "rope-axial": "RoPE rotates queries and keys by their place: a shuffle changes the angles between them",
-    "rope-mixed": "RoPE rotates queries and keys by their place: a shuffle changes the angles between them",
-    "rope-spiral": "RoPE rotates queries and keys by their place: a shuffle changes the angles between them",
     "string": "STRING is RoPE after a change of basis: a shuffle changes the angles between queries and keys",
-    "liere": "LieRE rotates queries and keys by their place: a shuffle changes the rotations between them",
-    "pope": "PoPE gives each channel of q and k an angle by place: a shuffle changes the angles between them",
 }
+
+
+def hooks(name: str) -> list[str]:
+    """The hooks of PositionalEncoding that encoding `name` overrides: how it uses position."""
+    from minivit import REGISTRY
+    from minivit.posenc.base import PositionalEncoding
+
+    cls = REGISTRY[name]
+    return [h for h in HOOKS if getattr(cls, h) is not getattr(PositionalEncoding, h)]
+
+
+def invariant() -> set[str]:
+    """The encodings whose pooled output no shuffle changes: those that override no hook, so that
+    every part of the model treats the tokens alike (tests check it on models of every encoding)."""
+    from minivit import REGISTRY
+
+    return {name for name in REGISTRY if not hooks(name)}
+
+
+def why(name: str) -> str:
+    """The hint for an answer that calls encoding `name` blind to a shuffle, read from its hooks, so
+    that a new encoding needs no entry here."""
+    if name in WHY:
+        return WHY[name]
+    return f"{name} " + "; it also ".join(HOOKS[h] for h in hooks(name))
 
 
 @exercise(
@@ -121,7 +147,11 @@ def _invariant_encodings(answer) -> str:
     from minivit import REGISTRY
 
     form = 'answer a set of names from minivit.REGISTRY, e.g. {"learned", "peg"}'
-    expect(isinstance(answer, (set, frozenset, list, tuple)), "the answer is not a set of names", form)
+    expect(
+        isinstance(answer, (set, frozenset, list, tuple)),
+        f"the answer is {kind(answer)}, not a set of names",
+        form,
+    )
     names = set(answer)
     unknown = sorted(str(n) for n in names - set(REGISTRY))
     expect(not unknown, f"{', '.join(unknown)} is not an encoding", f"the encodings: {', '.join(REGISTRY)}")
@@ -130,9 +160,9 @@ def _invariant_encodings(answer) -> str:
         "the model without an encoding is missing",
         "without an encoding every part of the model treats tokens alike, and mean pooling averages them",
     )
-    extra = [n for n in REGISTRY if n in names - INVARIANT]
+    extra = [n for n in REGISTRY if n in names - invariant()]
     if extra:
-        raise Wrong(f"{extra[0]} changes the pooled output when the patches are shuffled", WHY[extra[0]])
+        raise Wrong(f"{extra[0]} changes the pooled output when the patches are shuffled", why(extra[0]))
     return (
         "only none: every other encoding, peg's padded convolution too, gives a shuffled image other tokens"
     )
@@ -145,8 +175,14 @@ def _invariant_encodings(answer) -> str:
 def _temperature_of_no_scaling(answer) -> str:
     t = number(answer, "answer the temperature T as a number")
     head = 256 // 2  # one head's width: dim / heads
-    if abs(t - 1 / math.sqrt(head)) <= 1e-3 / math.sqrt(head):
+    right = 1 / math.sqrt(head)
+    if abs(t - right) <= 0.01 * right:  # 0.088 and 0.0884 both pass
         return "T = 1/√128 ≈ 0.088: the scores grow 11-fold, so the attention is far sharper (lower entropy)"
+    if abs(t - right) <= 0.05 * right:
+        raise Wrong(
+            f"T = {t:g} is near, but not within 1% of the temperature",
+            "give two significant digits at least, or compute T from the head's width",
+        )
     if abs(t - 1 / 16) < 1e-4:
         raise Wrong("T = 1/16 takes d as the model's width, 256", "d is one head's width: dim / heads")
     if t >= 1:
@@ -182,6 +218,13 @@ def _causal_bias(answer) -> str:
             raise Wrong(
                 "your bias hides keys j < i and shows keys j > i: it is the transpose",
                 "row i is the query and column j the key: token i may see j ≤ i (on and below the diagonal)",
+            )
+        diagonal = torch.eye(n, dtype=torch.bool)
+        if (bias[diagonal] < -1e4).all() and (bias[seen & ~diagonal].abs() < 1e-6).all():
+            raise Wrong(
+                f"with n = {n} your bias hides each token from itself (the diagonal)",
+                "token i may see every j ≤ i, itself included: with the diagonal hidden the first token "
+                "sees nothing at all",
             )
         if (visible.abs() > 1e-6).any():
             i, j = (int(x) for x in (seen & (bias.abs() > 1e-6)).nonzero()[0])

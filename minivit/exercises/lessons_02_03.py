@@ -6,7 +6,18 @@ import math
 
 import torch
 
-from minivit.exercises.core import Wrong, differs, exercise, expect, function, number, same, tensor, whole
+from minivit.exercises.core import (
+    Wrong,
+    differs,
+    exercise,
+    expect,
+    function,
+    kind,
+    number,
+    same,
+    tensor,
+    whole,
+)
 
 # --- lesson 02 ------------------------------------------------------------------------------------
 
@@ -43,7 +54,9 @@ def _first_rise(answer) -> str:
 def _raster_neighbour(answer) -> str:
     form = "answer the patch as (row, col), e.g. (3, 4)"
     expect(
-        isinstance(answer, (tuple, list)) and len(answer) == 2, "the answer is not a pair (row, col)", form
+        isinstance(answer, (tuple, list)) and len(answer) == 2,
+        f"the answer is {kind(answer)}, not a pair (row, col)",
+        form,
     )
     r, c = whole(answer[0], form), whole(answer[1], form)
     expect(0 <= r < 8 and 0 <= c < 8, f"({r}, {c}) is not on the 8×8 grid", form)
@@ -120,8 +133,9 @@ def _row_plus_column(answer) -> str:
             if abs(got - (s_row + s_col)) < 1e-6 and abs(want - got) > 1e-6:
                 raise Wrong(
                     f"at offset ({dr}, {dc}) you predict {got:.3f}, the dot product is {want:.3f}",
-                    "s_row holds the row part at Δr and the column part at 0; s_col the other way round; "
-                    "so their sum counts the parts at offset 0 twice",
+                    "write s_row, s_col and s_same each as a row part plus a column part, f(·) + g(·), "
+                    "at their own offsets: which parts does s_row + s_col hold that PE·PE at (Δr, Δc) "
+                    "does not?",
                 )
             expect(
                 abs(got - want) < 1e-6 * max(1.0, abs(want)),

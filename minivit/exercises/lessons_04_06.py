@@ -6,7 +6,18 @@ import math
 
 import torch
 
-from minivit.exercises.core import Wrong, differs, exercise, expect, function, number, same, seeded, tensor
+from minivit.exercises.core import (
+    Wrong,
+    differs,
+    exercise,
+    expect,
+    function,
+    indices,
+    number,
+    same,
+    seeded,
+    tensor,
+)
 
 # --- lesson 04 ------------------------------------------------------------------------------------
 
@@ -38,6 +49,15 @@ def _scale_for_reach(answer) -> str:
     )
 
 
+def _read_swapped(table: torch.Tensor, grid, clip: int) -> torch.Tensor:
+    """The clipped bias with the table's row and column axes read the other way round."""
+    from minivit.posenc import grid_coords
+
+    rc = grid_coords(grid, dtype=torch.long)
+    off = (rc[:, None, :] - rc[None, :, :]).clamp(-clip, clip) + clip  # (N, N, 2)
+    return table.double()[:, off[..., 1], off[..., 0]]
+
+
 @exercise(
     "04.3",
     "a clipped relative bias, by hand",
@@ -61,9 +81,15 @@ def _clipped_bias(answer) -> str:
             "Swin's offset is the query's position minus the key's: (r_i − r_j, c_i − c_j)",
         )
         expect(
+            not same(got, _read_swapped(table, grid, clip)) or same(got, want),
+            f"on grid {grid} your bias reads the table's axes the other way round",
+            "the table's first axis is the row offset, its second the column offset",
+        )
+        expect(
             same(got, want),
             f"on grid {grid} with clip {clip}, " + differs(got, want, "bias"),
-            "entry [h, i, j] is table[h, clip(r_i − r_j) + clip, clip(c_i − c_j) + clip]",
+            "index 0 of each table axis is offset −clip and index 2·clip offset +clip; print one query's "
+            "row of your bias on a small grid and find the offsets that read the wrong entry",
         )
     return (
         "every pair reads the entry of its clipped offset: with clip = 1 an offset of 2 or 3 reads the "
@@ -119,8 +145,8 @@ def _ntk_base(answer) -> str:
             abs(slower - s) <= 1e-6 * s,
             f"with base {new:.6g} (d = {d}, s = {s:g}) the slowest pair turns {slower:.4g} times slower, "
             f"not {s:g}",
-            "the slowest pair's frequency is base^(−(d − 2)/d), not 1/base: a base raised by a factor c "
-            "slows it by c^((d − 2)/d)",
+            "the slowest pair's frequency is base^(−(d − 2)/d), not 1/base: write it for the new base "
+            "and ask that it be the old one divided by s",
         )
     return (
         "the fastest pair is unchanged, the slowest turns s times slower, and the pairs between by "
@@ -148,13 +174,9 @@ def _cls_scores(answer) -> str:
         with torch.no_grad():
             _, rotated = enc.rotate(keys, keys, grid, 0)
             want = (rotated[0, 0] @ q).double()  # (N,)
-        got = tensor(f(enc, q.clone(), k.clone(), grid), "return a tensor [N]")
-        expect(
-            got.numel() == n,
-            f"the answer has {got.numel()} numbers, not one per patch ({n})",
-            "return the score for each patch, a tensor [N]",
+        got = tensor(
+            f(enc, q.clone(), k.clone(), grid), "return the score for each patch, a tensor [N]", (n,)
         )
-        got = got.reshape(-1)
         if (got.max() - got.min()).item() < 1e-5 * got.abs().max().item() + 1e-9:
             raise Wrong(
                 f"with {name} your scores are the same at every patch",
@@ -218,9 +240,9 @@ def _mirror_perm(answer) -> str:
     f = function(answer, "(grid)")
     for gh, gw in ((6, 6), (3, 5), (4, 2)):
         image = torch.arange(gh * gw, dtype=torch.float32).view(1, 1, gh, gw)  # one pixel a patch
-        perm = torch.as_tensor(f((gh, gw))).long().reshape(-1)
+        perm = indices(f((gh, gw)), "a tensor [gh·gw] for the grid it is given: every patch once", gh * gw)
         expect(
-            perm.numel() == gh * gw and bool((perm.sort().values == torch.arange(gh * gw)).all()),
+            bool((perm.sort().values == torch.arange(gh * gw)).all()),
             f"for grid ({gh}, {gw}) the answer is not a permutation of 0..{gh * gw - 1}",
             "patch perm[i] of the input lands at place i: every patch once",
         )
@@ -236,7 +258,7 @@ def _mirror_perm(answer) -> str:
             "patch (r, c) of the mirrored grid is patch (r, gw − 1 − c) of the original",
         )
     images = relation(8, image_size=24, seed=3).images
-    perm = torch.as_tensor(f((6, 6))).long()
+    perm = indices(f((6, 6)), "return a tensor [gh·gw] of patch indices", 36)
     change = {}
     for position in ("alibi2d", "rope-axial"):
         with seeded(0):
@@ -267,16 +289,19 @@ def _prior_distance(grid, heads: int, scale: float = 1.0) -> torch.Tensor:
     "06.4", "each head's mean attention distance with the slopes 16× steeper", hint="answer two numbers"
 )
 def _steeper_slopes(answer) -> str:
-    got = tensor(answer, "answer the two heads' distances, e.g. [1.2, 1.4]").reshape(-1)
-    expect(got.numel() == 2, f"the answer holds {got.numel()} numbers, not 2", "one distance per head")
-    got = got.sort().values
-    if same(got, _prior_distance((3, 3), 2).sort().values, atol=5e-3):
+    got = tensor(answer, "answer the two heads' distances, head 0 first, e.g. [1.2, 1.4]", (2,))
+    if same(got.sort().values, _prior_distance((3, 3), 2).sort().values, atol=5e-3):
         raise Wrong(
             "these are the distances with the slopes as they were",
             "the encoding caches its bias per grid on the first attn_bias call: scale `slopes` before it, "
             "or build a new encoding",
         )
-    want = _prior_distance((3, 3), 2, 16.0).sort().values
+    want = _prior_distance((3, 3), 2, 16.0)  # head 0, head 1
+    expect(
+        not same(got, want.flip(0), atol=5e-3),
+        f"{got[0]:.3f} is head 1's distance and {got[1]:.3f} head 0's: the heads are in the other order",
+        "answer [head 0, head 1]: the distances come out of mean_attention_distance in head order",
+    )
     expect(
         same(got, want, atol=5e-3),
         f"{got[0]:.3f} and {got[1]:.3f} are not the two heads' distances (to 0.005)",

@@ -6,7 +6,19 @@ import functools
 
 import torch
 
-from minivit.exercises.core import Wrong, differs, exercise, expect, function, same, tensor
+from minivit.exercises.core import (
+    Wrong,
+    differs,
+    exercise,
+    expect,
+    function,
+    indices,
+    kind,
+    not_none,
+    same,
+    shape_text,
+    tensor,
+)
 
 # --- lesson 07 ------------------------------------------------------------------------------------
 
@@ -21,11 +33,24 @@ def _puzzles():
 
 
 def _one_per_puzzle(answer, n: int, what: str) -> list:
-    values = answer.tolist() if isinstance(answer, torch.Tensor) else list(answer)
+    """The answer as a list of one value per puzzle: a list, a tuple, or a tensor whose rows are the
+    puzzles' values."""
+    hint = f"return {what} per puzzle"
+    not_none(answer, "a list", hint)
+    if isinstance(answer, torch.Tensor):
+        expect(
+            answer.ndim >= 1 and len(answer) == n,
+            f"the answer has shape {shape_text(tuple(answer.shape))}, not one row per puzzle ({n})",
+            hint,
+        )
+        return answer.tolist()
     expect(
-        len(values) == n, f"the answer has {len(values)} entries for {n} puzzles", f"return {what} per puzzle"
+        isinstance(answer, (list, tuple)),
+        f"the answer is {kind(answer)}, not a list with one entry per puzzle",
+        hint,
     )
-    return values
+    expect(len(answer) == n, f"the answer has {len(answer)} entries for {n} puzzles", hint)
+    return list(answer)
 
 
 @exercise(
@@ -38,7 +63,7 @@ def _forced(answer) -> str:
 
     f = function(answer, "(cells)")
     cells, grades = _puzzles()
-    got = torch.as_tensor(_one_per_puzzle(f(cells.clone()), len(cells), "one symbol"))
+    got = indices(f(cells.clone()), "return a tensor [P] of symbols 1-4, one per puzzle", len(cells))
     want = lst.forced(cells)
     wrong = (got != want).nonzero().reshape(-1).tolist()
     if wrong:
@@ -143,11 +168,8 @@ def _interpolated(answer) -> str:
     for trained, new in ((3, 6), (4, 6), (7, 16), (5, 5), (6, 3)):
         enc = build("rope-axial", dim=16, heads=1, depth=1, grid=(trained, trained), interpolate=True)
         want = enc.positions((new, new))[:new, 1].double()  # the columns of the first row
-        got = tensor(f(trained, new), "return a tensor [new]").reshape(-1)
-        expect(
-            got.numel() == new,
-            f"for {trained} → {new} the answer has {got.numel()} positions",
-            "one position per row (or column) of the new grid",
+        got = tensor(
+            f(trained, new), "one position per row (or column) of the new grid: a tensor [new]", (new,)
         )
         stretched = torch.arange(new, dtype=torch.float64) * (trained - 1) / max(new - 1, 1)
         expect(
@@ -183,12 +205,7 @@ def _transposed_labels(answer) -> str:
     data = relation(64, seed=0)
     transposed = data.layout.view(-1, 3, 3).transpose(1, 2).reshape(-1, 9)
     want = _relation_labels(transposed, 3)
-    got = torch.as_tensor(f(data.labels.clone())).reshape(-1)
-    expect(
-        got.numel() == len(want),
-        f"the answer has {got.numel()} labels for {len(want)} scenes",
-        "one per scene",
-    )
+    got = indices(f(data.labels.clone()), "return one label per scene, a tensor [n]", len(want))
     mirrored = torch.where(data.labels < 2, 1 - data.labels, data.labels)
     expect(
         not torch.equal(got, mirrored),
@@ -224,14 +241,16 @@ def _resample_with_cls(answer) -> str:
 
     f = function(answer, "(table, old_grid, new_grid)")
     g = torch.Generator().manual_seed(0)
+    resizes = set()
     for old, new in (((3, 3), (6, 6)), ((6, 6), (4, 4)), ((2, 4), (5, 3))):
         table = torch.randn(1 + old[0] * old[1], 8, generator=g)
-        want = resample(table, old, new, num_prefix_tokens=1).double()
-        got = tensor(f(table.clone(), old, new), "return a tensor [1 + N', D]")
-        expect(
-            tuple(got.shape) == tuple(want.shape),
-            f"for {old} → {new} the answer has shape {tuple(got.shape)}, not {tuple(want.shape)}",
-            "the class token's row, then one row per new patch",
+        # DeiT resizes without antialiasing, timm's resample_abs_pos_embed with it by default: both pass
+        wants = {
+            aa: resample(table, old, new, num_prefix_tokens=1, antialias=aa).double() for aa in (False, True)
+        }
+        want = wants[False]
+        got = tensor(
+            f(table.clone(), old, new), "the class token's row, then one row per new patch", tuple(want.shape)
         )
         expect(
             same(got[0], table[0].double()),
@@ -245,12 +264,22 @@ def _resample_with_cls(answer) -> str:
             f"for {old} → {new} your resize aligns the corners",
             "DeiT, timm and minivit resize with align_corners=False",
         )
+        linear = F.interpolate(image, size=new, mode="bilinear").reshape(8, -1).T.double()
         expect(
-            same(got, want, atol=1e-5),
-            f"for {old} → {new}, " + differs(got, want, "entry"),
-            "reshape the patch rows to (1, D, gh, gw), resize bicubically, flatten back to [gh'·gw', D]",
+            not same(got[1:], linear, atol=1e-5),
+            f"for {old} → {new} your resize is bilinear",
+            "DeiT and timm resize bicubically: mode='bicubic'",
         )
+        matches = [aa for aa, w in wants.items() if same(got, w, atol=1e-5)]
+        expect(
+            bool(matches),
+            f"for {old} → {new}, " + differs(got, want, "entry"),
+            "reshape the patch rows to (1, D, gh, gw), resize bicubically with align_corners=False "
+            "(with or without antialias), flatten back to [gh'·gw', D]",
+        )
+        resizes.update(matches)
+    how = "with antialiasing, timm's default" if resizes == {True} else "without antialiasing, as DeiT does"
     return (
         "the class token's row passes through as it is; the grid's rows are resized as an image with one "
-        "channel per dimension"
+        f"channel per dimension ({how})"
     )

@@ -13,6 +13,7 @@ from minivit.exercises.core import (
     exercise,
     expect,
     function,
+    indices,
     number,
     same,
     seeded,
@@ -54,6 +55,24 @@ def _flops(answer) -> str:
                 f"with {tokens} tokens you give {got:.4g}, which leaves out attention's own products",
                 "q·kᵀ and weights·v multiply activations by activations: no parameter counts them",
             )
+        near = {  # (part of the parameters' term, part of attention's): the forward pass alone is 1/3
+            (a, b): abs(got - a * rest - b * attention) <= 0.01 * (a * rest + b * attention)
+            for a in (1 / 3, 1)
+            for b in (0, 1 / 3, 1)
+        }
+        if near[(1, 1 / 3)] and not near[(1, 1)]:
+            raise Wrong(
+                f"with {tokens} tokens you give {got:.4g}: attention's term is the forward pass's alone",
+                "a training step is a forward and a backward pass, and the backward costs twice the forward: "
+                "the same factor 3 that turns 2 P T into 6 P T applies to attention's products",
+            )
+        if near[(1 / 3, 1)] or near[(1 / 3, 1 / 3)] or near[(1 / 3, 0)]:
+            raise Wrong(
+                f"with {tokens} tokens you give {got:.4g}: the parameters' term is that of the forward pass "
+                "alone",
+                "a forward pass costs 2 FLOPs per parameter and token (a multiply and an add); the backward "
+                "costs twice that: 6 per parameter and token in a training step",
+            )
         expect(
             abs(got - rest - attention) <= 0.01 * (rest + attention),
             f"for {tokens} tokens of width {config.dim} in {config.depth} blocks you give {got:.4g}",
@@ -79,11 +98,19 @@ def _mixed_targets(answer) -> str:
 
     f = function(answer, "(labels, lam, classes)")
     g = torch.Generator().manual_seed(0)
-    for b, lam, classes in ((8, 0.64, 10), (7, 0.3, 4), (2, 0.9, 3)):
-        labels = torch.randint(classes, (b,), generator=g)
+    for b, lam, classes, top in ((8, 0.64, 10, 6), (7, 0.3, 4, 4), (2, 0.9, 3, 3)):
+        labels = torch.randint(top, (b,), generator=g)  # the first batch holds none of the top 4 classes
         own = F.one_hot(labels, classes).double()
         want = lam * own + (1 - lam) * own.flip(0)
-        got = tensor(f(labels.clone(), lam, classes), "return a tensor [B, classes]", (b, classes))
+        got = f(labels.clone(), lam, classes)
+        if isinstance(got, torch.Tensor) and tuple(got.shape) == (b, int(labels.max()) + 1) != (b, classes):
+            raise Wrong(
+                f"for {classes} classes your targets have {got.shape[1]} columns: one more than the batch's "
+                "largest label",
+                "one_hot(labels) alone makes labels.max() + 1 columns, and a batch need not hold the last "
+                "class: give it the number of classes",
+            )
+        got = tensor(got, "return a tensor [B, classes]", (b, classes))
         expect(
             same(got.sum(1), torch.ones(b)),
             f"a row sums to {got.sum(1)[0].item():.4g}",
@@ -184,16 +211,21 @@ def _sort_order(answer) -> str:
     g = torch.Generator().manual_seed(0)
     for n, k in ((32, 4), (9, 3), (5, 5)):
         modules = torch.randint(k, (n,), generator=g)
-        got = torch.as_tensor(f(modules.clone())).reshape(-1)
+        returned = f(modules.clone())
+        hint = "return indices (as argsort does), not the sorted modules: sim[order][:, order] is then sorted"
+        order = indices(returned, hint, n)
         expect(
-            got.numel() == n and torch.equal(got.long().sort().values, torch.arange(n)),
+            torch.equal(order.sort().values, torch.arange(n)),
             f"for {n} tokens the answer is not an order of the tokens 0..{n - 1}",
-            "return indices (as argsort does), not the sorted modules: sim[order][:, order] is then sorted",
+            hint,
         )
+        laid = modules[order]
+        runs = int((laid.diff() != 0).sum()) + 1  # stretches of one module
         expect(
-            bool((modules[got.long()].diff() >= 0).all()),
-            f"for {n} tokens, modules[order] is not sorted: {modules[got.long()].tolist()[:12]}",
-            "token order[0] comes first: put every token of module 0 first, then module 1, ...",
+            runs == len(modules.unique()),
+            f"for {n} tokens, modules[order] splits a module: {laid.tolist()[:12]}",
+            "token order[0] comes first: every token of one module must sit next to the others of its "
+            "module, one module after another",
         )
     return "sorted by module the table's similarity shows its blocks on the diagonal, as in the reveal"
 

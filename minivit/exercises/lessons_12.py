@@ -68,8 +68,8 @@ def _rope_generators(answer) -> str:
         expect(
             same(got, want, atol=1e-4, rtol=1e-4),
             f"with {name}, exp(r A_row + c A_col) q differs from encoding.rotate: " + differs(got, want),
-            "pair i turns by its angle at patch (1, 0) per row and at patch (0, 1) per column "
-            "(encoding.angles(grid, 0), head 0); put rate · J on pair i's 2×2 block",
+            "exp(r A_row + c A_col) must turn each pair by the angle the encoding gives it at (r, c) "
+            "(encoding.angles(grid, 0)): how does that angle grow with r, and with c?",
         )
         comm = (gens[0] @ gens[1] - gens[1] @ gens[0]).abs().max().item()
         expect(comm < 1e-9, f"with {name} your generators do not commute", "use 2×2 blocks rate · J only")
