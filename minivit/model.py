@@ -68,6 +68,15 @@ class Block(nn.Module):
         return self.norm2(x + self.mlp(x)), weights
 
 
+def _checkable(images: Tensor, training: bool) -> bool:
+    """Whether a forward pass checks its images for NaN: on the CPU, and in eval mode anywhere, but
+    not inside torch.compile or vmap (an ensemble's), nor in a GPU training step, whose data `fit`
+    checked once and which must not wait for the device."""
+    if torch.compiler.is_compiling() or torch._C._are_functorch_transforms_active():
+        return False
+    return images.device.type == "cpu" or (not training and images.device.type != "meta")
+
+
 class ViT(nn.Module):
     """Vision Transformer built from a ViTConfig; `model.pos` is its positional encoding."""
 
@@ -82,7 +91,18 @@ class ViT(nn.Module):
         # pre-LN blocks leave the residual stream unnormalised; post-LN blocks end normalised
         self.norm = nn.LayerNorm(config.dim) if config.norm_first else nn.Identity()
         self.head = nn.Linear(config.dim, config.num_classes)
-        self.apply(_init_weights if config.init == "trunc_normal" else _torch_init)
+        self._initialise(_init_weights if config.init == "trunc_normal" else _torch_init)
+
+    def _initialise(self, init) -> None:
+        """`init` applied to every module, as `self.apply(init)` does and in its order (so one seed
+        gives the same weights), except that the encoding decides where it reaches inside it
+        (`PositionalEncoding.init_weights`; by default everywhere, as `apply`)."""
+        for child in self.children():
+            if child is self.pos:
+                self.pos.init_weights(init)
+            else:
+                child.apply(init)
+        init(self)
 
     def tokens(self, images: Tensor, *, need_weights: bool = False) -> tuple[Tensor, Grid, list[Tensor]]:
         """Final normalised tokens [B, P+N, D], the grid, and each block's attention [B, H, P+N, P+N]
@@ -104,6 +124,11 @@ class ViT(nn.Module):
             raise ValueError(
                 f"images have {images.shape[1]} channels but the model expects "
                 f"{self.config.in_channels}; pass [B, {self.config.in_channels}, H, W]"
+            )
+        if _checkable(images, self.training) and not torch.isfinite(images).all():
+            raise ValueError(
+                "images hold NaN or inf values; pass finite float images (e.g. pixels in [0, 1]): the "
+                "model's outputs would be NaN"
             )
         x, grid = self.patch_embed(images)  # (B, N, D)
         if self.cls_token is not None:

@@ -3,7 +3,7 @@ import torch
 from torch import nn
 
 from minivit import ViT, ViTConfig
-from minivit.posenc import REGISTRY
+from minivit.posenc import REGISTRY, PositionalEncoding
 
 
 def small(position="none", **kw):
@@ -155,3 +155,51 @@ def test_with_torch_init_a_large_table_makes_first_block_attention_sharp_from_th
     assert entropy("torch", 2.0) < uniform - 0.5  # the reference's init: sharp, position-driven
     assert entropy("trunc_normal", 2.0) > uniform - 0.05  # minivit's: near uniform
     assert min(entropy("torch", 0.1), entropy("trunc_normal", 0.1)) > uniform - 0.05
+
+
+class _WithLayers(PositionalEncoding):
+    """An encoding with its own nn.Linear and nn.LayerNorm (an MLP over positions, say), set to
+    values no init of the model gives."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.mlp = nn.Sequential(nn.Linear(2, 8), nn.LayerNorm(8))
+        with torch.no_grad():
+            for p in self.mlp.parameters():
+                p.fill_(0.5)
+
+
+class _OwnInit(_WithLayers):
+    def init_weights(self, model_init):
+        pass  # the constructor's init stands
+
+
+@pytest.mark.parametrize("init", ["trunc_normal", "torch"])
+def test_the_models_init_gives_every_encoding_the_weights_a_whole_model_apply_gave(init, monkeypatch):
+    """Seed for seed, the weights are those of `ViT.apply(init)`, the init before encodings decided
+    where the model's init reaches inside them: for every encoding, and one with layers of its own."""
+    monkeypatch.setitem(REGISTRY, "with-layers", _WithLayers)
+    for name in REGISTRY:
+        config = ViTConfig(image_size=16, patch_size=4, dim=32, heads=2, depth=2, position=name, init=init)
+        torch.manual_seed(3)
+        model = ViT(config)
+        with monkeypatch.context() as m:
+            m.setattr(ViT, "_initialise", lambda self, fn: nn.Module.apply(self, fn))
+            torch.manual_seed(3)
+            whole = ViT(config)
+        mine, theirs = model.state_dict(), whole.state_dict()
+        assert mine.keys() == theirs.keys()
+        for key in mine:
+            assert torch.equal(mine[key], theirs[key]), (name, key)
+
+
+def test_the_models_init_reaches_an_encodings_layers_unless_the_encoding_owns_its_init(monkeypatch):
+    monkeypatch.setitem(REGISTRY, "with-layers", _WithLayers)
+    monkeypatch.setitem(REGISTRY, "own-init", _OwnInit)
+    config = ViTConfig(image_size=16, patch_size=4, dim=32, heads=2, depth=2, position="with-layers")
+    reached = ViT(config).pos.mlp  # trunc_normal: Linear weights within 0.04, biases 0; LayerNorm 1, 0
+    assert reached[0].weight.abs().max() <= 0.04 and not reached[0].bias.any()
+    assert (reached[1].weight == 1).all() and not reached[1].bias.any()
+    for init in ("trunc_normal", "torch"):
+        own = ViT(config.with_(position="own-init", init=init))
+        assert all((p == 0.5).all() for p in own.pos.mlp.parameters()), init

@@ -11,13 +11,20 @@ import inspect
 
 from minivit.checks import Declared, check_declared, declared
 from minivit.posenc.alibi import ALiBi1D, ALiBi2D, alibi_slopes
-from minivit.posenc.base import Grid, PositionalEncoding, grid_coords, pad_prefix
+from minivit.posenc.base import (
+    Grid,
+    PositionalEncoding,
+    grid_coords,
+    offset_bias,
+    pad_prefix,
+    relative_offsets,
+)
 from minivit.posenc.conditional import PEG
 from minivit.posenc.learned import Learned, resample
 from minivit.posenc.liere import LieRE, skew_symmetric
 from minivit.posenc.none import NoPosition
 from minivit.posenc.pope import PoPE, polar, pope_frequencies
-from minivit.posenc.relative import RelativeBias, relative_offsets
+from minivit.posenc.relative import RelativeBias
 from minivit.posenc.rope import RoPE1D, RoPEAxial, RoPEMixed, rotate_pairs
 from minivit.posenc.sinusoidal import Sincos1D, Sincos2D, sincos_1d, sincos_2d
 from minivit.posenc.spiral import RoPESpiral, spiral_directions
@@ -144,6 +151,7 @@ __all__ = [
     "check_options",
     "declarations",
     "grid_coords",
+    "offset_bias",
     "options_of",
     "pad_prefix",
     "polar",

@@ -9,10 +9,21 @@ A ViT can learn where a token is at three places (the same three timm plugs enco
 The model calls `add_to_tokens` before every block `layer` (absolute tables act at layer 0 only,
 unless they are per block), and `rotate` / `attn_bias` inside every block's attention. Each hook
 receives the patch grid (gh, gw) of the current input, so every encoding can be asked for a grid it
-was not trained on. Prefix tokens (a class token) come first; they are never rotated and get zero bias.
+was not trained on. Prefix tokens (a class token) come first; they are never rotated and get zero bias
+(so a bias's level is relative to theirs: a bias that is large everywhere starves the class token).
+
+Two more hooks concern the encoding as a whole rather than one forward pass:
+
+    carry_to(grid)            the encoding for a model rebuilt at another training grid (`finetune`)
+    init_weights(model_init)  where the model's initialisation reaches inside the encoding
+
+`docs/adding_an_encoding.md` is the recipe for a new encoding.
 """
 
 from __future__ import annotations
+
+import copy
+from collections.abc import Callable
 
 import torch
 from torch import Tensor, nn
@@ -42,6 +53,33 @@ def pad_prefix(bias: Tensor, num_prefix_tokens: int) -> Tensor:
     return nn.functional.pad(bias, (p, 0, p, 0))  # (H, p+n, p+n)
 
 
+def relative_offsets(grid: Grid) -> Tensor:
+    """Offsets (dy, dx) = (r_i - r_j, c_i - c_j) between every pair of patches: [N, N, 2] (long)."""
+    rc = grid_coords(grid, dtype=torch.long)  # (N, 2)
+    return rc[:, None, :] - rc[None, :, :]  # (N, N, 2)
+
+
+def offset_bias(table: Tensor, grid: Grid, num_prefix_tokens: int = 0) -> Tensor:
+    """The attention bias [H, P+N, P+N] that a per-offset table [H, 2R_h + 1, 2R_w + 1] gives at `grid`:
+
+        bias[h, i, j] = table[h, clamp(r_i - r_j, -R_h, R_h) + R_h, clamp(c_i - c_j, -R_w, R_w) + R_w]
+
+    (entry [R_h, R_w] is offset 0; offsets past the table's radius take its outermost entry), with
+    zero rows and columns for the prefix tokens (`pad_prefix`). The table may be computed, e.g. by an
+    MLP over the offsets, or learned (`relative`)."""
+    h, w = table.shape[-2:]
+    if table.dim() != 3 or h % 2 == 0 or w % 2 == 0:
+        raise ValueError(
+            f"an offset table is [H, 2R_h + 1, 2R_w + 1] (odd sides, offset 0 in the middle), got "
+            f"{tuple(table.shape)}; index offsets -R..R as offset + R"
+        )
+    rh, rw = (h - 1) // 2, (w - 1) // 2
+    off = relative_offsets(grid).to(table.device)  # (N, N, 2)
+    dy = off[..., 0].clamp(-rh, rh) + rh
+    dx = off[..., 1].clamp(-rw, rw) + rw
+    return pad_prefix(table[:, dy, dx], num_prefix_tokens)  # (H, P+N, P+N)
+
+
 class PositionalEncoding(nn.Module):
     """Base class: knows the model's shape, does nothing to tokens, q/k or logits.
 
@@ -49,8 +87,15 @@ class PositionalEncoding(nn.Module):
         dim: token width D.
         heads: attention heads H (head width Dh = D // H).
         depth: number of blocks.
-        grid: the training grid (gh, gw); learned tables are this size.
+        grid: the grid (gh, gw) the model is built for, its training grid: tables learned per
+            position (`learned`, `relative`) are this size.
         num_prefix_tokens: tokens before the patches (1 for a class token).
+
+    `reference_grid` is the grid that positions are measured against, where an encoding scales them
+    by a trained size (LieRE's row / gh, position interpolation's trained / new size): the grid the
+    encoding was first trained at. It equals `grid` unless the encoding was carried to another grid
+    (`carry_to`), and a state dict keeps it (under `reference_grid`, only where it differs from
+    `grid`, so the state dicts of encodings never carried are unchanged).
     """
 
     # `rotate` is linear in q and k (RoPE's rotations are): logits then split exactly into content
@@ -62,6 +107,7 @@ class PositionalEncoding(nn.Module):
         self.dim, self.heads, self.depth = dim, heads, depth
         self.head_dim = dim // heads
         self.grid = tuple(grid)
+        self.reference_grid = self.grid
         self.num_prefix_tokens = num_prefix_tokens
 
     def add_to_tokens(self, x: Tensor, grid: Grid, layer: int) -> Tensor:
@@ -82,6 +128,46 @@ class PositionalEncoding(nn.Module):
     def no_weight_decay(self) -> set[str]:
         """Names of this module's parameters that the optimizer must not decay."""
         return set()
+
+    def carry_to(self, grid: Grid) -> PositionalEncoding:
+        """This encoding for a model rebuilt at training grid `grid` (as `finetune` rebuilds one at a
+        new image size), keeping what it was trained on: at `grid`, the carried encoding computes
+        what this one computes there. Nothing here changes.
+
+        Default: a copy whose `grid` (and that of every encoding inside it) is the new one and whose
+        `reference_grid` is kept, so positions are still measured against the grid it was trained at.
+        An encoding with parameters of the grid's size overrides this to resample them to `grid`
+        (`learned` resamples its table bicubically, `relative` resizes its offset table)."""
+        carried = copy.deepcopy(self)
+        for module in carried.modules():
+            if isinstance(module, PositionalEncoding):
+                module.grid = tuple(grid)
+        return carried
+
+    def init_weights(self, model_init: Callable[[nn.Module], None]) -> None:
+        """Called once by the ViT after it is built, with the ViT's own initialisation (its config's
+        `init`), which is a function of one module. Default: `self.apply(model_init)`, so the
+        model's init reaches every module inside the encoding. Under init "trunc_normal" that
+        re-initialises every nn.Linear (weights truncated normal, std 0.02, cut at 0.04; biases zero)
+        and nn.LayerNorm (ones, zeros); under init "torch" it leaves them at PyTorch's defaults.
+        Parameters held directly (tables, frequencies, generators) and convolutions are not touched.
+        Override to own the initialisation: the constructor's then stands (`pass`), or set it here."""
+        self.apply(model_init)
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        if self.reference_grid != self.grid:  # carried: keep what positions are measured against
+            destination[prefix + "reference_grid"] = torch.tensor(self.reference_grid)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing, unexpected, errors):
+        saved = state_dict.pop(prefix + "reference_grid", None)  # load_state_dict passes a copy
+        if saved is None:
+            self.reference_grid = self.grid  # never carried: measured against its own grid
+        elif not isinstance(saved, Tensor) or saved.shape != (2,) or saved.is_floating_point():
+            errors.append(f"{prefix}reference_grid must be two whole numbers (rows, cols), got {saved!r}")
+        else:
+            self.reference_grid = (int(saved[0]), int(saved[1]))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing, unexpected, errors)
 
     def check_tokens(self, x: Tensor, grid: Grid) -> None:
         """Raise a clear error if `x` does not hold the prefix tokens plus one token per grid cell."""

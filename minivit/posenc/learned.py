@@ -94,6 +94,14 @@ class Learned(PositionalEncoding):
             t, self.grid, grid, num_prefix_tokens=self.num_prefix_tokens, antialias=self.antialias
         )
 
+    def carry_to(self, grid: Grid) -> Learned:
+        """The table resampled to `grid` as `table_for` resamples it there (DeiT's fine-tune at a new
+        size), then trained at that size."""
+        carried = super().carry_to(grid)
+        tables = torch.stack([self.table_for(grid, layer).detach() for layer in range(len(self.table))])
+        carried.table = nn.Parameter(tables, requires_grad=self.table.requires_grad)
+        return carried
+
     def add_to_tokens(self, x: Tensor, grid: Grid, layer: int) -> Tensor:
         if layer != 0 and not self.per_block:
             return x

@@ -96,8 +96,9 @@ class LieRE(PositionalEncoding):
 
     def positions(self, grid: Grid) -> Tensor:
         """(row / gh_trained, col / gw_trained) of each patch [N, 2]: the trained grid spans [0, 1); with
-        `interpolate`, (row / gh, col / gw) at any grid. Float64 (rotations cast them to their dtype)."""
-        scale = grid if self.interpolate else self.grid
+        `interpolate`, (row / gh, col / gw) at any grid. Float64 (rotations cast them to their dtype).
+        The trained grid is `reference_grid`, which a carried encoding keeps (`carry_to`)."""
+        scale = grid if self.interpolate else self.reference_grid
         return grid_coords(grid, dtype=torch.float64) / torch.tensor(scale, dtype=torch.float64)
 
     def generator(self, layer: int) -> Tensor:

@@ -96,7 +96,7 @@ class PoPE(_RoPE):
     def rotate(self, q: Tensor, k: Tensor, grid: Grid, layer: int) -> tuple[Tensor, Tensor]:
         p = self.num_prefix_tokens
         with torch.autocast(q.device.type, enabled=False):
-            key = (tuple(grid), q.device, bool(self.interpolate))
+            key = (tuple(grid), q.device, bool(self.interpolate), self.reference_grid)
             if key not in self._cache:
                 self._cache[key] = self.angles(grid, layer).to(q.device)
             angles = self._cache[key]  # (N, Dh)

@@ -3,7 +3,9 @@ optionally with offsets clipped to +-k (Shaw et al. 2018, arXiv 1803.02155).
 
     bias[h, i, j] = table[h, clip(r_i - r_j) + R_h, clip(c_i - c_j) + R_w]
 
-The table has (2R_h + 1)(2R_w + 1) entries per head: (2gh - 1)(2gw - 1) without clipping.
+The table has (2R_h + 1)(2R_w + 1) entries per head: (2gh - 1)(2gw - 1) without clipping. The
+indexing and the class token's zero rows are `base.offset_bias`, shared with any encoding that makes a
+per-offset table.
 """
 
 from __future__ import annotations
@@ -13,15 +15,10 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from minivit.checks import Annotated, Choice, Whole
-from minivit.posenc.base import Grid, PositionalEncoding, grid_coords, pad_prefix
+from minivit.posenc.base import Grid, PositionalEncoding, offset_bias, relative_offsets
 
 RESIZE = ("interpolate", "clamp")
-
-
-def relative_offsets(grid: Grid) -> Tensor:
-    """Offsets (dy, dx) = (r_i - r_j, c_i - c_j) between every pair of patches: [N, N, 2] (long)."""
-    rc = grid_coords(grid, dtype=torch.long)  # (N, 2)
-    return rc[:, None, :] - rc[None, :, :]  # (N, N, 2)
+__all__ = ["RESIZE", "RelativeBias", "offset_bias", "relative_offsets"]
 
 
 class RelativeBias(PositionalEncoding):
@@ -71,12 +68,23 @@ class RelativeBias(PositionalEncoding):
         return table, (grid[0] - 1, grid[1] - 1)
 
     def attn_bias(self, grid: Grid, layer: int) -> Tensor:
-        table, (rh, rw) = self.table_for(grid, layer)
-        off = relative_offsets(grid).to(table.device)  # (N, N, 2)
-        dy = off[..., 0].clamp(-rh, rh) + rh
-        dx = off[..., 1].clamp(-rw, rw) + rw
-        bias = table[:, dy, dx]  # (H, N, N)
-        return pad_prefix(bias, self.num_prefix_tokens)
+        return offset_bias(self.table_for(grid, layer)[0], grid, self.num_prefix_tokens)
+
+    def carry_to(self, grid: Grid) -> RelativeBias:
+        """Without clipping, the table resized to the offsets of `grid` as `attn_bias` would use it
+        there ("interpolate": bicubically; "clamp": cut, or widened with its outermost entries)."""
+        carried = super().carry_to(grid)
+        if self.clip is None:
+            rh, rw = grid[0] - 1, grid[1] - 1
+            tables = []
+            for layer in range(len(self.table)):
+                table, (oh, ow) = self.table_for(grid, layer)
+                iy = torch.arange(-rh, rh + 1, device=table.device).clamp(-oh, oh) + oh
+                ix = torch.arange(-rw, rw + 1, device=table.device).clamp(-ow, ow) + ow
+                tables.append(table.detach()[:, iy][:, :, ix])  # (H, 2rh + 1, 2rw + 1)
+            carried.radius = (rh, rw)
+            carried.table = nn.Parameter(torch.stack(tables), requires_grad=self.table.requires_grad)
+        return carried
 
     def extra_repr(self) -> str:
         return f"clip={self.clip}, shared={self.shared}, table={tuple(self.table.shape)}"

@@ -13,7 +13,8 @@ so q_m . k_n = Re[sum_i q_i conj(k_i) e^{i theta_i . (p_m - p_n)}] depends only 
 Position interpolation (Chen et al. 2023, arXiv 2306.15595) multiplies the positions at a new grid
 by trained / new size (their m * L / L'), which maps 0 .. g_new - 1 into [0, g_old): the trained
 positions were 0 .. g_old - 1, so the last new ones land up to 1 - g_old / g_new beyond them (2.5 for
-a 3-wide grid run at 6). Prefix tokens are never rotated.
+a 3-wide grid run at 6). The trained size is `reference_grid`, which an encoding carried to another
+grid keeps (`carry_to`). Prefix tokens are never rotated.
 
 Channel pairs are interleaved, (x_0, x_1), (x_2, x_3), ..., as in RoFormer and RoPE-ViT. GPT-NeoX
 and Hugging Face's LLaMA (`rotate_half`) pair x_i with x_{i + Dh/2} instead: the same rotation after a
@@ -71,9 +72,9 @@ class _RoPE(PositionalEncoding):
     def positions(self, grid: Grid) -> Tensor:
         """(row, col) of each patch [N, 2]; with `interpolate`, scaled by trained / new grid size per
         axis, into [0, trained size) (the module docstring says how far past the trained positions)."""
-        rc = grid_coords(grid)
-        if self.interpolate and tuple(grid) != self.grid:
-            rc = rc * torch.tensor([self.grid[0] / grid[0], self.grid[1] / grid[1]])
+        rc, (th, tw) = grid_coords(grid), self.reference_grid  # the trained grid, kept when carried
+        if self.interpolate and tuple(grid) != (th, tw):
+            rc = rc * torch.tensor([th / grid[0], tw / grid[1]])
         return rc
 
     def angles(self, grid: Grid, layer: int) -> Tensor:
@@ -85,7 +86,8 @@ class _RoPE(PositionalEncoding):
         if self.learnable:
             angles = self.angles(grid, layer)
             return torch.polar(torch.ones_like(angles), angles)
-        key = (tuple(grid), device, bool(self.interpolate))  # `interpolate` may be switched after a run
+        # `interpolate` may be switched after a run, and loading a state dict sets `reference_grid`
+        key = (tuple(grid), device, bool(self.interpolate), self.reference_grid)
         if key not in self._cache:
             angles = self.angles(grid, layer).to(device)
             self._cache[key] = torch.polar(torch.ones_like(angles), angles)
@@ -122,8 +124,9 @@ class RoPE1D(_RoPE):
         N_trained / N and gw_trained * gh_trained / gh away."""
         n = grid[0] * grid[1]
         idx = torch.arange(n, dtype=torch.float32)
-        if self.interpolate and tuple(grid) != self.grid:
-            idx = idx * (self.grid[0] * self.grid[1] / n)
+        th, tw = self.reference_grid  # the trained grid, kept when carried
+        if self.interpolate and tuple(grid) != (th, tw):
+            idx = idx * (th * tw / n)
         return idx[:, None]  # (N, 1)
 
     def angles(self, grid: Grid, layer: int) -> Tensor:
