@@ -89,6 +89,16 @@ class Augment:
         check_number("cutmix", self.cutmix, low=0)
         check_number("erasing", self.erasing, low=0, high=1, high_ok=True)
 
+    def check_size(self, height: int, width: int) -> None:
+        """Raise a ValueError, before a run starts, if images of `height` x `width` are too small
+        for these options (the crop pads by reflection, which needs more pixels than the padding)."""
+        if self.crop and min(height, width) <= self.crop:
+            raise ValueError(
+                f"augmentation with crop={self.crop} (as in --augment light and deit) pads each side by "
+                f"{self.crop} px, which needs images larger than {self.crop} px; these are {height}x{width}: "
+                f"leave out the augmentation (--augment none), or use crop < {min(height, width)}"
+            )
+
     @classmethod
     def recipe(cls, name: str) -> Augment:
         """A named set of options: "none", "light" (crop and flip) or "deit" (the whole recipe)."""

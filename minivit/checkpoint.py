@@ -9,69 +9,170 @@ CPU).
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import os
 import shutil
-from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import torch
 from torch import nn
 
 from minivit.config import ViTConfig
-from minivit.runsafety import save_failed
+from minivit.runsafety import write_atomic
 
 CHECKPOINT = "checkpoint.pt"
 CHECKPOINT_FORMAT = 1  # raise when what a checkpoint holds changes; older files then get a clear error
 RESUME_KEYS = ("optimizer", "settings", "step", "cursor", "order", "rng", "history")
+SUMS = ".sha256"  # beside checkpoint.pt: checkpoint.pt.sha256, in `sha256sum`'s format
+
+__all__ = [
+    "CHECKPOINT",
+    "CHECKPOINT_FORMAT",
+    "RESUME_KEYS",
+    "OtherConfig",
+    "check_config",
+    "check_resumable",
+    "check_writable",
+    "checksum_file",
+    "kept",
+    "load_checkpoint",
+    "load_model",
+    "record_checksum",
+    "restore",
+    "resumable",
+    "save_checkpoint",
+    "training_state",
+    "write_atomic",
+]
 
 
-def write_atomic(path: str | Path, write: Callable[[BinaryIO], object]) -> None:
-    """Write a file through a temporary file in the same folder and a rename, so a crash or a kill
-    mid-write leaves the previous file intact, never half of a new one. A write that fails (a full
-    disk) raises SaveFailed, with the temporary file removed and the previous file intact."""
+def checksum_file(path: str | Path) -> Path:
+    """Where the SHA-256 of the checkpoint `path` is recorded: `path` + ".sha256"."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    return path.with_name(path.name + SUMS)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _recorded(path: Path) -> list[str] | None:
+    """The checksums recorded for the checkpoint `path` (None: none recorded, e.g. a checkpoint
+    copied without its .sha256 file, or written before checksums were). While a checkpoint is being
+    replaced, the file lists the new one's and the old one's, so a kill at any moment leaves the
+    checkpoint in place matching one of them."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by runs killed mid-write
-            stale.unlink(missing_ok=True)
-    except OSError as err:
-        raise save_failed(path, err) from None
-    finally:
-        tmp.unlink(missing_ok=True)
+        text = checksum_file(path).read_text(errors="replace")
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return []
+    return [line.split()[0] for line in text.splitlines() if line.split()]
+
+
+def record_checksum(path: str | Path, *, also: list[str] | None = None) -> str:
+    """Record the SHA-256 of the checkpoint `path` beside it (`sha256sum`'s format, so `sha256sum -c
+    checkpoint.pt.sha256` checks it too), atomically; `also`: older checksums kept listed."""
+    path = Path(path)
+    digest = _sha256(path)
+    lines = [f"{d}  {path.name}\n" for d in dict.fromkeys([digest, *(also or [])])]
+    write_atomic(checksum_file(path), lambda f: f.write("".join(lines).encode()))
+    return digest
+
+
+def _check_checksum(path: Path) -> None:
+    sums = _recorded(path)
+    if sums is None or _sha256(path) in sums:
+        return
+    raise ValueError(
+        f"{path} does not match the checksum recorded beside it in {checksum_file(path).name}: its bytes "
+        "changed since minivit wrote them (a failing disk, a bad copy, an edit); resume from a copy of "
+        "the run made before, or train again (if you changed it on purpose: sha256sum "
+        f"{path.name} > {checksum_file(path).name})"
+    )
 
 
 def check_writable(out: Path, *, model_bytes: int, name: str = "--out") -> None:
     """Raise a ValueError before training if the run folder `out` (the argument `name`) cannot be
-    created or written, or its disk lacks room for a checkpoint of `model_bytes` (written beside the
-    old one, then renamed: twice its size)."""
+    created or written, or its disk lacks room for the checkpoints to come, and leave nothing behind:
+    the folders this check makes to try are removed again. A checkpoint is written beside the one
+    before it, then renamed over it: a run needs room for two of `model_bytes` (an estimate), less
+    what the checkpoint already in `out` (a resumed run's) takes, counted at its real size."""
+    made = []
     try:
+        for folder in [out, *out.parents]:
+            if folder.exists() or folder.is_symlink():
+                break
+            made.append(folder)
         out.mkdir(parents=True, exist_ok=True)
         probe = out / f".write-test-{os.getpid()}"
         probe.write_bytes(b"minivit")
         probe.unlink()
+        for kept_name in (CHECKPOINT, CHECKPOINT + SUMS, "run.json", "history.json", "run.lock"):
+            if (out / kept_name).is_dir():
+                raise IsADirectoryError(
+                    errno.EISDIR, "a folder is where a run keeps a file", str(out / kept_name)
+                )
+        free = shutil.disk_usage(out).free
+        there = out / CHECKPOINT
+        size = there.stat().st_size if there.is_file() else 0
     except OSError as err:
+        if err.errno == errno.EISDIR:
+            raise ValueError(
+                f"cannot write to {name} {out}: {err.filename} is a folder, where the run keeps a file; "
+                f"move that folder away, or choose another {name}"
+            ) from None
+        fix = (
+            "use a shorter folder name (at most 255 bytes a name, 4096 a path)"
+            if err.errno == errno.ENAMETOOLONG
+            else "choose a folder you can write to"
+        )
+        raise ValueError(f"cannot write to {name} {out}: {err.strerror or err}; {fix}") from None
+    finally:
+        for folder in made:  # deepest first; a folder something else wrote into since is left
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+    each = size or model_bytes
+    need = 2 * each - size
+    if free < need:
+        what = (
+            f"the {need / 1e6:.1f} MB a second checkpoint of this model (as large as the one there) needs"
+            if size
+            else f"the {need / 1e6:.1f} MB two checkpoints of this model need"
+        )
         raise ValueError(
-            f"cannot write to {name} {out}: {err.strerror or err}; choose a folder you can write to"
-        ) from None
-    free = shutil.disk_usage(out).free
-    if free < 2 * model_bytes:
-        raise ValueError(
-            f"{name} {out} has {free / 1e6:.1f} MB free, less than the {2 * model_bytes / 1e6:.1f} MB two "
-            "checkpoints of this model need; free some space or choose another folder"
+            f"{name} {out} has {free / 1e6:.1f} MB free, less than {what}; free some space or choose "
+            "another folder"
         )
 
 
 def save_checkpoint(state: dict[str, Any], path: str | Path) -> None:
-    """Write `state` to `path` atomically (`write_atomic`)."""
-    write_atomic(path, lambda f: torch.save(state, f))
+    """Write `state` to `path` atomically (`write_atomic`), its SHA-256 recorded beside it
+    (`checksum_file`) for `load_checkpoint` to check: the new checksum is recorded (beside the old
+    one) before the rename and the old one dropped after it, so a kill between the two leaves a
+    checkpoint that matches."""
+    path = Path(path)
+    before = _recorded(path) or []
+    done = []
+
+    def record(tmp: Path) -> None:
+        digest = _sha256(tmp)
+        lines = [f"{d}  {path.name}\n" for d in dict.fromkeys([digest, *before[:2]])]
+        write_atomic(checksum_file(path), lambda f: f.write("".join(lines).encode()))
+        done.append(digest)
+
+    write_atomic(path, lambda f: torch.save(state, f), then=record)
+    if before:
+        write_atomic(checksum_file(path), lambda f: f.write(f"{done[0]}  {path.name}\n".encode()))
 
 
 def load_checkpoint(path: str | Path, model: nn.Module | None = None) -> dict[str, Any]:
@@ -81,8 +182,13 @@ def load_checkpoint(path: str | Path, model: nn.Module | None = None) -> dict[st
     differ) and load the weights into it.
     """
     path = Path(path)
-    if path.is_dir():
+    if path.is_dir() and (path.name != CHECKPOINT or (path / CHECKPOINT).exists()):
         path = path / CHECKPOINT
+    if path.is_dir():
+        raise ValueError(
+            f"{path} is a folder, where a run keeps its checkpoint file; move that folder away (minivit "
+            "did not make it), then train again, or name the checkpoint file itself"
+        )
     if not path.exists():
         raise FileNotFoundError(f"no checkpoint at {path}; train first (minivit train --out {path.parent})")
     try:
@@ -92,6 +198,7 @@ def load_checkpoint(path: str | Path, model: nn.Module | None = None) -> dict[st
             f"{path} cannot be read as a checkpoint ({type(err).__name__}): it is empty, truncated, corrupt "
             "or not a minivit checkpoint; resume from another run folder or train again"
         ) from None
+    _check_checksum(path)
     needed = {"config", "model"} if model is not None else set()
     found = state.get("format", CHECKPOINT_FORMAT) if isinstance(state, dict) else None
     missing = sorted(needed - set(state)) if isinstance(state, dict) else sorted(needed)
@@ -105,6 +212,15 @@ def load_checkpoint(path: str | Path, model: nn.Module | None = None) -> dict[st
         check_config(path, state, getattr(model, "config", None))
         model.load_state_dict(state["model"])
     return state
+
+
+class OtherConfig(ValueError):
+    """A checkpoint trained with another config than the model's; `diff` maps each field that
+    differs to (the checkpoint's value, the model's)."""
+
+    def __init__(self, message: str, path: Path, diff: dict[str, tuple[Any, Any]]):
+        super().__init__(message)
+        self.path, self.diff = path, diff
 
 
 def check_config(path: Path, state: dict[str, Any], config: ViTConfig | None) -> None:
@@ -122,9 +238,11 @@ def check_config(path: Path, state: dict[str, Any], config: ViTConfig | None) ->
     diff = saved.differences(config)
     if diff:
         fields = "; ".join(f"{k}: checkpoint {a!r}, model {b!r}" for k, (a, b) in diff.items())
-        raise ValueError(
+        raise OtherConfig(
             f"checkpoint {path} is from another config ({fields}); build the model with "
-            "minivit.train.load_model(path) or ViTConfig.from_dict(checkpoint['config'])"
+            "minivit.train.load_model(path) or ViTConfig.from_dict(checkpoint['config'])",
+            path,
+            diff,
         )
 
 

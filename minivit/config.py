@@ -73,6 +73,11 @@ class ViTConfig:
         # per-token outputs may be one number (a regression); a classifier needs two classes at least
         check_whole("num_classes", self.num_classes, 1 if self.pool == TOKEN_POOL else 2)
         check_number("mlp_ratio", self.mlp_ratio, low=0, low_ok=False)
+        if not isinstance(self.norm_first, bool):  # "no" and "False" are truthy: silently pre-LN
+            raise ValueError(
+                f"norm_first={self.norm_first!r} is not True or False; pass True (pre-LayerNorm) or False "
+                "(post-LayerNorm)"
+            )
         check_number("dropout", self.dropout, low=0, high=1)
         object.__setattr__(self, "image_size", as_pair(self.image_size))
         grid_of(self.image_size, self.patch_size)

@@ -36,10 +36,11 @@ from minivit import memory
 from minivit.attention import Attention
 from minivit.augment import Augment
 from minivit.batches import _Batches, augment_seed
+from minivit.checks import check_whole
 from minivit.datachecks import check_train_set, is_regression
 from minivit.devices import autocast_dtype, pick_device
 from minivit.evaluate import evaluate
-from minivit.fitchecks import _Settings, check_fit_options
+from minivit.fitchecks import MAX_SEED, _Settings, check_fit_options
 from minivit.progress import History, _Meter, _progress
 from minivit.schedule import lr_at
 from minivit.step import _optimizer
@@ -91,6 +92,20 @@ def fit_ensemble(
         sync_every=sync_every,
         compile=compile,
     )
+    models = list(models)
+    if not models:
+        raise ValueError("fit_ensemble needs at least one model; pass [ViT(config) for _ in range(K)]")
+    first = {}
+    for k, model in enumerate(models):
+        if id(model) in first:  # `[ViT(config)] * K`: one model K times, each member overwriting it
+            raise ValueError(
+                f"models {first[id(model)]} and {k} are one and the same model object, so one member's "
+                "trained weights would overwrite the other's; build a model per member: "
+                "[ViT(config) for _ in range(K)], not [ViT(config)] * K"
+            )
+        first[id(model)] = k
+    for seed in seeds:
+        check_whole("seeds", seed, 0, MAX_SEED)
     trains = _per_member(train, len(models), "train")
     if is_regression(trains[0]):
         raise ValueError(
@@ -167,6 +182,8 @@ class _Data:
                     f"member {k}'s training images are {tuple(ds.tensors[0].shape)} and member 0's "
                     f"{tuple(trains[0].tensors[0].shape)}; an ensemble needs training sets of one size"
                 )
+        if augment:
+            augment.check_size(*trains[0].tensors[0].shape[-2:])
         if all(ds is trains[0] for ds in trains):  # one set for all: a view, not K copies
             self.images, self.labels = (
                 t.to(device).expand(len(trains), *t.shape) for t in trains[0].tensors[:2]

@@ -24,11 +24,20 @@ def predict(
     device = next(model.parameters()).device
     was_training = model.training
     model.train(dropout)
-    out = [
-        model(images[i : i + batch_size].to(device)).argmax(-1).cpu()
-        for i in range(0, len(images), batch_size)
-    ]
-    model.train(was_training)
+    out, broken = [], 0
+    try:
+        for i in range(0, len(images), batch_size):
+            logits = model(images[i : i + batch_size].to(device))
+            broken += int((~torch.isfinite(logits).flatten(1).all(1)).sum())
+            out.append(logits.argmax(-1).cpu())
+    finally:
+        model.train(was_training)
+    if broken:  # argmax of NaN is class 0: a "score" of how many labels are 0
+        raise ValueError(
+            f"the model's outputs are NaN or inf for {broken} of {len(images)} images, so there is no "
+            "prediction to score: its weights diverged or are damaged (check them with "
+            "all(p.isfinite().all() for p in model.parameters())); train it again with a lower learning rate"
+        )
     return torch.cat(out)
 
 
@@ -37,7 +46,8 @@ def evaluate(model: nn.Module, data: TensorDataset, *, batch_size: int = 512, dr
     for a masked-token regression (inputs, targets, masked), R²: 1 - `unexplained(model, data)`.
     Data that cannot be scored (empty, NaN, of another shape or dtype) raises a ValueError."""
     check_task(model, data, "data")
-    check_train_set(data, None, "data")  # labels the model cannot give only lower the score
+    # labels the model cannot give (another task's: more classes) would only lower the score silently
+    check_train_set(data, getattr(getattr(model, "config", None), "num_classes", None), "data")
     if len(data.tensors) >= 3 and data.tensors[1].is_floating_point():
         if dropout:
             raise ValueError("dropout=True scores classes only; a regression is scored in eval mode")

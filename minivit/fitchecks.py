@@ -12,6 +12,8 @@ from minivit.devices import PRECISIONS
 from minivit.schedule import SCHEDULES, default_warmup
 
 OPTIMIZERS = ("adamw", "sgd")
+MAX_STEPS = 10**8  # about a day at a millisecond a step; more is a typo (1e23) whose warmup never ends
+MAX_SEED = 2**32 - 1  # the largest seed the data generators and torch tell apart (2**32 is seed 0 there)
 COMPILE = (False, True, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 
 
@@ -56,7 +58,7 @@ def check_fit_options(
     """Raise a ValueError that names the first of `fit`'s options out of range and what it takes
     (`minivit train` calls it before it writes anything); return the settings a resumed run must
     share."""
-    check_whole("steps", steps, 1)
+    check_whole("steps", steps, 1, MAX_STEPS)
     check_whole("batch_size", batch_size, 1)
     check_number("lr", lr, low=0, low_ok=False)
     check_number("weight_decay", weight_decay, low=0)
@@ -74,7 +76,7 @@ def check_fit_options(
     if not (isinstance(compile, bool) or (isinstance(compile, str) and compile in COMPILE)):
         raise ValueError(f"unknown compile {compile!r}; known: {', '.join(map(repr, COMPILE))}")
     check_whole("sync_every", sync_every, 1)
-    check_whole("seed", seed, 0, 2**63 - 1)
+    check_whole("seed", seed, 0, MAX_SEED)
     for name, every in (("eval_every", eval_every), ("checkpoint_every", checkpoint_every)):
         if every is not None:
             check_whole(name, every, 1)

@@ -5,6 +5,7 @@ longer finite (`TrainingDiverged`), and the progress bar."""
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +27,7 @@ class History:
     accuracy: list[float] = field(default_factory=list)
     eval_step: list[int] = field(default_factory=list)
     eval_accuracy: list[float] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # said once while training, e.g. a runaway loss
 
     @property
     def final_eval(self) -> float | None:
@@ -34,6 +36,9 @@ class History:
 
 class TrainingDiverged(RuntimeError):
     """The loss became NaN or infinite."""
+
+
+RUNAWAY = 100  # a loss this many times the first step's, still finite, is a run going wrong
 
 
 FIRST_STEP = (
@@ -88,6 +93,15 @@ class _Meter:
                 history.step.append(step)
                 history.loss.append(loss)
                 history.accuracy.append(accuracy)
+                first = history.loss[0]
+                if first > 0 and loss > RUNAWAY * first and not any("runaway" in w for w in history.warnings):
+                    who = f" of {self.names[k]}" if self.names else ""
+                    text = (
+                        f"runaway loss{who}: {loss:.3g} at step {step + 1}, {loss / first:.3g} times its "
+                        f"start ({first:.3g}); the run is diverging and will learn little; {self.hint}"
+                    )
+                    history.warnings.append(text)
+                    tqdm.write(f"minivit: warning: {text}", file=sys.stderr)
 
     def summary(self) -> dict[str, str]:
         """What the progress bar shows (averaged over the models): the last loss, the accuracy of

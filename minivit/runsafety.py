@@ -9,8 +9,12 @@ write that fails without losing the last good file.
 - `StopSignals`: the first Ctrl-C (SIGINT) or SIGTERM (what a scheduler, `kill` or Colab sends)
   lets the step finish and be saved; a second one stops at once. A run stopped that way raises
   `Interrupted`, which says at which step it stopped and where that step was saved.
-- `SaveFailed`: a file that could not be written (a full disk, a quota); `write_atomic` raises it
-  after removing its half-written temporary file, so the previous file is intact.
+- `write_atomic(path, write)`: every file a run or a sweep writes (checkpoint, run.json, history,
+  a recorded result) is written to a temporary file beside it and renamed over it. Any failure on
+  the way (a full disk, a file-size limit, a name too long, a folder in the way, torch's zip writer
+  failing after the disk did) raises `SaveFailed`: one line naming the file, the cause and the fix,
+  with the half-written temporary file removed and the previous file intact.
+- `say(text)`: print to stdout, and keep running, silent, once the reader has gone (`| head`).
 
 Nothing here imports torch or the rest of minivit.
 """
@@ -28,6 +32,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 try:
     import fcntl
@@ -42,18 +47,122 @@ class SaveFailed(RuntimeError):
     """A file could not be written (`reason`: the system's words, e.g. "No space left on device");
     the previous version of it, if any, is intact."""
 
-    def __init__(self, message: str, path: Path, reason: str, full: bool):
+    def __init__(self, message: str, path: Path, reason: str, full: bool, advice: str = ""):
         super().__init__(message)
         self.path, self.reason, self.full = path, reason, full
+        self.advice = advice or (
+            "free some space on that disk" if full else "check that the folder can be written"
+        )
 
 
-def save_failed(path: Path, err: OSError) -> SaveFailed:
+def _os_error(err: BaseException) -> OSError | None:
+    """The OSError behind `err`: itself, or the one it was raised while handling (torch's zip writer
+    raises `RuntimeError: unexpected pos` while closing a file whose write failed)."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, OSError):
+            return err
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return None
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # a name too long to ask about
+        return False
+
+
+def save_failed(path: Path, err: BaseException) -> SaveFailed:
     """The SaveFailed for a write of `path` that raised `err`: what happened, what is kept, what to do."""
-    reason = err.strerror or str(err)
-    full = err.errno in (errno.ENOSPC, errno.EDQUOT)
-    kept = "its previous version is kept" if path.exists() else "nothing was written"
-    advice = "free some space on that disk" if full else "check that the folder can still be written"
-    return SaveFailed(f"cannot write {path} ({reason}); {kept}; {advice}", path, reason, full)
+    os_err = _os_error(err)
+    if os_err is not None:
+        reason = os_err.strerror or str(os_err)
+        code = os_err.errno
+    else:
+        reason = f"{type(err).__name__}: {(str(err).splitlines() or [''])[0][:200]}"
+        code = None
+    full = code in (errno.ENOSPC, errno.EDQUOT)
+    if full:
+        advice = "free some space on that disk"
+    elif code == errno.EFBIG:
+        advice = (
+            "the file is larger than this shell's file-size limit (ulimit -f); raise it (ulimit -f unlimited)"
+        )
+    elif code == errno.ENAMETOOLONG:
+        advice = "use a shorter folder name (at most 255 bytes a name, 4096 a path)"
+    elif code in (errno.EISDIR, errno.ENOTDIR, errno.EEXIST):
+        advice = f"a folder or file is in the way of {path}; move it away, or choose another folder"
+    else:
+        advice = "check that the folder can be written"
+    kept = "its previous version is kept" if _is_file(path) else "nothing was written"
+    return SaveFailed(f"cannot write {path} ({reason}); {kept}; {advice}", path, reason, full, advice)
+
+
+def write_atomic(
+    path: str | Path,
+    write: Callable[[BinaryIO], object],
+    *,
+    then: Callable[[Path], object] | None = None,
+) -> None:
+    """Write a file through a temporary file in the same folder and a rename, so a crash or a kill
+    mid-write leaves the previous file intact, never half of a new one. `then(temporary_path)` runs
+    after the bytes are on disk and before the rename. Any failure raises SaveFailed (one line: the
+    file, the cause, the fix), with the temporary file removed and the previous file intact; a
+    Ctrl-C does the same and goes on as a Ctrl-C."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        if path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "a folder of that name is in the way", str(path))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        if then is not None:
+            then(tmp)
+        os.replace(tmp, path)
+    except Exception as err:
+        raise save_failed(path, err) from None
+    finally:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+    try:
+        for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by runs killed mid-write
+            stale.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def write_json(path: str | Path, value: object, *, indent: int | None = 2) -> None:
+    """`value` as JSON in `path`, written by `write_atomic`."""
+    text = json.dumps(value, indent=indent) + ("\n" if indent is not None else "")
+    write_atomic(path, lambda f: f.write(text.encode()))
+
+
+def say(*values: object, **kwargs) -> None:
+    """print(), to stdout unless `file` says otherwise; once the reader of stdout has gone (`minivit
+    train ... | head -1`), the rest is dropped instead of stopping the run with BrokenPipeError."""
+    try:
+        print(*values, **kwargs)
+        if kwargs.get("file") is None:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _drop_stdout()
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so nothing more (Python's flush at exit included) hits the closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # stdout is not a file (a notebook's, a test's)
+        pass
 
 
 def _started(pid: int) -> str | None:
@@ -129,10 +238,18 @@ def run_lock(
 
 def _acquire(folder: Path, path: Path, name: str, say: Callable[[str], None]) -> int:
     """Open, lock and fill in the lock file; return its descriptor."""
-    folder.mkdir(parents=True, exist_ok=True)
     host = socket.gethostname()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "a folder is where the lock file goes", str(path))
+    except OSError as err:
+        raise ValueError(_cannot_lock(path, name, err)) from None
     for _ in range(10):  # the lock file may be removed by its holder between our open and our flock
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as err:
+            raise ValueError(_cannot_lock(path, name, err)) from None
         try:
             locked = _flock(fd)
             holder = _holder(fd)
@@ -165,6 +282,16 @@ def _acquire(folder: Path, path: Path, name: str, say: Callable[[str], None]) ->
         os.close(fd)
         raise
     return fd
+
+
+def _cannot_lock(path: Path, name: str, err: OSError) -> str:
+    reason = err.strerror or str(err)
+    if err.errno == errno.EISDIR:
+        return (
+            f"cannot lock {path}: a folder is where the run's lock file goes ({reason}); remove that "
+            f"folder (it is not minivit's), or choose another {name}"
+        )
+    return f"cannot lock {path} ({reason}); choose another {name} you can write to"
 
 
 def _flock(fd: int) -> bool:

@@ -242,6 +242,8 @@ class _Run:
         classes = int(getattr(getattr(model, "config", None), "num_classes", 0)) or None
         check_task(model, train)
         check_train_set(train, classes)
+        if augment:
+            augment.check_size(*train.tensors[0].shape[-2:])
         self.regression = is_regression(train)
         self.device = device = pick_device(device)
         self.rank, processes = world()
@@ -355,7 +357,7 @@ class _Run:
         try:
             save_checkpoint(state, self.path)
         except SaveFailed as err:
-            advice = "free some space on that disk" if err.full else "make the folder writable again"
+            advice = err.advice
             raise SaveFailed(
                 f"could not write the checkpoint at step {step} ({err.reason}); "
                 f"{kept(self.path) or 'no checkpoint was written yet; '}{advice}, then continue with "

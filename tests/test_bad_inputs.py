@@ -16,10 +16,13 @@ from torch.utils.data import TensorDataset
 
 from minivit import ViT, ViTConfig, posenc
 from minivit.augment import Augment
+from minivit.checkpoint import record_checksum
 from minivit.checks import boundary_cases
 from minivit.cli import main
 from minivit.data import load_task
 from minivit.data.lst import generate, parse_puzzles
+from minivit.data.synthetic import distance, odd_one_out, relation, which_shape
+from minivit.ensemble import fit_ensemble
 from minivit.evaluate import evaluate, evaluate_resolutions
 from minivit.posenc import resample
 from minivit.train import CHECKPOINT, TrainingDiverged, fit, load_checkpoint
@@ -133,6 +136,20 @@ TRAIN_CASES = [
         "memory-attention",
         ["--image-size", "512", "--patch-size", "2", "--position", "alibi2d"],
         r"needs about [\d.]+ GB .* one step at --batch-size 64 .*; lower --image-size or raise --patch-size",
+    ),
+    # a run that could never finish (its warmup alone never ends), and seeds torch cannot tell apart
+    ("steps-past-any-end", ["--steps", "9" * 23], r"--steps=9+ is above 100000000; use an integer >= 1"),
+    ("seed-2-to-the-32", ["--seed", str(2**32)], r"--seed=4294967296 is above 4294967295"),
+    # augmentation that cannot crop the 4x4 Latin squares: refused before the run, not at its first step
+    (
+        "lst-augment-light",
+        ["--task", "lst", "--augment", "light"],
+        r"crop=4 .* images larger than 4 px; .*4x4",
+    ),
+    (
+        "lst-augment-deit",
+        ["--task", "lst", "--augment", "deit"],
+        r"leave out the augmentation \(--augment none\)",
     ),
 ]
 
@@ -281,7 +298,10 @@ def test_a_refused_resume_leaves_the_run_as_it_was(trained_run, tmp_path, capsys
     run = copy_run(trained_run, tmp_path)
     before = {p.name: p.read_bytes() for p in run.iterdir()}
     argv = [*BASE, "--steps", "2", "--dim", "32", "--batch-size", "16", "--out", str(run), "--resume"]
-    assert_one_line(*run_cli(argv, capsys), r"is from another config \(dim: checkpoint 16, model 32\)")
+    says = (
+        r"its checkpoint was trained with another model \(--dim 16 then, 32 now\); pass the run's own options"
+    )
+    assert_one_line(*run_cli(argv, capsys), says)
     assert {p.name: p.read_bytes() for p in run.iterdir()} == before
 
 
@@ -357,10 +377,17 @@ def truncated(path):
 def newer_format(path):
     state = torch.load(path, weights_only=True)
     torch.save({**state, "format": 99}, path)
+    record_checksum(path)  # as the version that wrote it would
 
 
 def foreign(path):
     torch.save({"weights": torch.zeros(3)}, path)
+    record_checksum(path)  # whole, but not a minivit checkpoint
+
+
+def foreign_tensor(path):
+    torch.save(torch.zeros(3), path)
+    record_checksum(path)
 
 
 # (id, what to do to the run folder's checkpoint, what the one line must say)
@@ -385,12 +412,15 @@ def test_eval_names_a_bad_checkpoint(trained_run, tmp_path, capsys, spoil, says)
 
 
 def edit(change):
-    """A spoiler that loads the checkpoint, lets `change` edit its state, and saves it back."""
+    """A spoiler that loads the checkpoint, lets `change` edit its state, and saves it back with its
+    checksum recorded again: a file that is whole but wrong (another model's, an older version's),
+    which the checks of what it holds must name."""
 
     def spoil(path):
         state = torch.load(path, weights_only=True)
         change(state)
         torch.save(state, path)
+        record_checksum(path)
 
     return spoil
 
@@ -404,7 +434,7 @@ def _set(key, value):
 RESUME_CASES = [
     *CHECKPOINT_CASES[:4],
     ("foreign-dict", foreign, r"cannot resume .*: it holds no cursor, history, .*\(weights only\?\)"),
-    ("foreign-tensor", lambda path: torch.save(torch.zeros(3), path), r"\(format None, other format"),
+    ("foreign-tensor", foreign_tensor, r"\(format None, other format"),
     ("weights-only", edit(lambda s: s.pop("optimizer")), r"cannot resume .*: it holds no optimizer"),
     ("config-damaged", edit(_set("config", {"width": 3})), r"holds a config this version .* cannot read"),
     ("settings-damaged", edit(_set("settings", {"speed": 3})), r"cannot resume .*: its settings are damaged"),
@@ -792,7 +822,109 @@ API_CASES = [
         lambda: parse_puzzles("5234341221434321 2"),
         r"line 1 \(5234341221434321\): answer 2 given, but the rules force 1",
     ),
+    # a string is truthy: norm_first="no" would silently build the pre-LN model
+    ("config-norm-first-text", lambda: ViTConfig(norm_first="no"), r"norm_first='no' is not True or False"),
+    ("config-norm-first-int", lambda: ViTConfig(norm_first=0), r"norm_first=0 is not True or False"),
+    # the model itself, on NaN images (its outputs would be NaN)
+    (
+        "forward-nan",
+        lambda: small_model()(torch.full((1, 3, 24, 24), math.nan)),
+        r"images hold NaN or inf values; pass finite float images",
+    ),
+    (
+        "forward-inf-eval",
+        lambda: small_model().eval()(torch.full((2, 3, 24, 24), math.inf)),
+        r"images hold NaN or inf values",
+    ),
+    # evaluate checks the labels against the model, as fit does: another task's labels are refused
+    (
+        "evaluate-labels-past-the-model",
+        lambda: evaluate(small_model(), small_data(classes=9)),
+        r"data: labels run from 0 to 8, but the model has num_classes=4",
+    ),
+    (
+        "evaluate-nan-outputs",
+        lambda: evaluate(_diverged(small_model()), small_data()),
+        r"the model's outputs are NaN or inf for 32 of 32 images, so there is no prediction to score",
+    ),
+    (
+        "fit-augment-crop-past-the-image",
+        lambda: fit(
+            ViT(ViTConfig(image_size=4, patch_size=2, dim=16, num_classes=4)),
+            TensorDataset(torch.rand(8, 3, 4, 4), torch.arange(8) % 4),
+            augment=Augment.recipe("light"),
+        ),
+        r"crop=4 .* needs images larger than 4 px; these are 4x4",
+    ),
+    # the data builders the lessons call directly
+    ("odd-one-out-0", lambda: odd_one_out(0), r"odd_one_out: n=0 is below 1; use an integer >= 1"),
+    ("odd-one-out-negative", lambda: odd_one_out(-5), r"odd_one_out: n=-5 is below 1"),
+    ("odd-one-out-float", lambda: odd_one_out(2.5), r"odd_one_out: n=2.5 is not a whole number"),
+    ("relation-text", lambda: relation("100"), r"relation: n='100' is not a whole number"),
+    ("relation-one-cell", lambda: relation(4, cells=1), r"relation: cells=1 is below 2"),
+    ("which-shape-image-0", lambda: which_shape(4, image_size=0), r"which_shape: image_size=0 is below 1"),
+    ("distance-negative-seed", lambda: distance(4, seed=-1), r"distance: seed=-1 is below 0"),
+    # ensembles: none at all, and one model object K times (`[ViT(cfg)] * K`)
+    ("ensemble-empty", lambda: fit_ensemble([], small_data(), seeds=[]), r"needs at least one model"),
+    (
+        "ensemble-one-object-twice",
+        lambda: fit_ensemble([small_model()] * 2, small_data(), seeds=[0, 1], steps=1, progress=False),
+        r"models 0 and 1 are one and the same model object.*\[ViT\(config\) for _ in range\(K\)\]",
+    ),
+    (
+        "ensemble-seed-past-torch",
+        lambda: fit_ensemble([small_model()], small_data(), seeds=[2**32]),
+        r"seeds=",
+    ),
+    # the lessons' figure helpers: bases the encodings refuse, positions off the grid, empty grids
+    (
+        "sincos-view-base-0",
+        lambda: _widgets().sincos_view(dim=64, base=0, position=0),
+        r"base=0 is out of range; .*> 1",
+    ),
+    (
+        "sincos-view-base-nan",
+        lambda: _widgets().sincos_view(dim=64, base=math.nan, position=0),
+        r"base=nan is out of range",
+    ),
+    (
+        "rope-view-base-negative",
+        lambda: _widgets().rope_view(base=-1.0, index=0, angle=0.0),
+        r"base=-1.0 is out",
+    ),
+    (
+        "sincos-view-position-past-the-grid",
+        lambda: _widgets().sincos_view(dim=64, base=10000, position=100),
+        r"position=100 is not a patch of the 8x8 grid; pass 0 to 63",
+    ),
+    (
+        "sincos-view-position-negative",
+        lambda: _widgets().sincos_view(dim=64, base=10000, position=-1),
+        r"position=-1 is not a patch of the 8x8 grid",
+    ),
+    (
+        "sincos-explorer-empty-grid",
+        lambda: _widgets().sincos_explorer(grid=(0, 0)),
+        r"grid=\(0, 0\) has a side of 0",
+    ),
+    (
+        "alibi-view-query-past-the-grid",
+        lambda: _widgets().alibi_view(heads=4, head=0, query=64),
+        r"query=64 is not a patch of the 8x8 grid",
+    ),
 ]
+
+
+def _diverged(model):
+    """A model whose weights are finite but whose outputs overflow to NaN (a diverged run's, c03)."""
+    with torch.no_grad():
+        for p in model.parameters():
+            p.fill_(1e30)
+    return model
+
+
+def _widgets():
+    return pytest.importorskip("minivit.widgets")
 
 
 @pytest.mark.parametrize(("call", "says"), [c[1:] for c in API_CASES], ids=[c[0] for c in API_CASES])

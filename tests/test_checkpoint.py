@@ -76,7 +76,8 @@ def test_a_crash_mid_write_leaves_the_previous_checkpoint_loadable(tmp_path, mon
     monkeypatch.undo()
     state = load_checkpoint(path)
     assert state["step"] == 1 and torch.equal(state["w"], torch.ones(3))
-    assert sorted(p.name for p in tmp_path.iterdir()) == [CHECKPOINT]  # no temporary file left
+    # no temporary file left; the checksum beside the checkpoint is still the previous one's
+    assert sorted(p.name for p in tmp_path.iterdir()) == [CHECKPOINT, CHECKPOINT + ".sha256"]
 
 
 def test_nan_stops_the_run_and_keeps_the_last_good_checkpoint(tmp_path):

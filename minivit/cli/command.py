@@ -26,7 +26,7 @@ from minivit.config import POOLS, PRESETS
 from minivit.data import DatasetUnavailable
 from minivit.data.tasks import NAMES as TASK_NAMES
 from minivit.devices import PRECISIONS
-from minivit.runsafety import SaveFailed
+from minivit.runsafety import SaveFailed, _drop_stdout
 from minivit.train import OPTIMIZERS, SCHEDULES, Interrupted, TrainingDiverged
 
 
@@ -195,6 +195,10 @@ def _as_flag(message: str, args: argparse.Namespace) -> str:
     command has that option, so the line names what the user typed."""
     message = message.replace("pass download=True", "leave out --no-download")
     message = message.replace("continue with resume=True", "continue with the same command and --resume")
+    message = message.replace("minivit.data.mnist_offline()", "--task mnist-offline")
+    message = message.replace("minivit.data.digits()", "--task digits")
+    if args.command == "eval":  # eval sets the size with --resolutions, and has no training options
+        message = message.replace("leave out --image-size", "test at its own size (leave out --resolutions)")
     match = re.match(r"([a-z_]+)=", message)
     if match and match.group(1) in vars(args):
         return "--" + match.group(1).replace("_", "-") + message[len(match.group(1)) :]
@@ -215,16 +219,31 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # a second Ctrl-C, or one before training began or after it ended
         print(f"\nminivit: {_interrupted(args)}", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader of stdout has gone (`| head`): the run's files are written
+        _drop_stdout()
+        return 0
     except (torch.OutOfMemoryError, RuntimeError) as err:
         if not _out_of_memory(err):
             raise
+        advice = (
+            "test at smaller --resolutions, or on another --device"
+            if args.command == "eval"
+            else "lower --batch-size, or raise --patch-size or lower --image-size (fewer tokens)"
+        )
         print(
-            "minivit: error: ran out of memory, beyond what was estimated before training "
-            f"({str(err).splitlines()[0][:120]}); lower --batch-size, or raise --patch-size or lower "
-            "--image-size (fewer tokens)",
+            "minivit: error: ran out of memory, beyond what was estimated "
+            f"{'before testing' if args.command == 'eval' else 'before training'} "
+            f"({_allocation(err)}); {advice}",
             file=sys.stderr,
         )
         return 2
+
+
+def _allocation(err: BaseException) -> str:
+    """torch's words for a failed allocation, on one line with the byte count whole."""
+    text = " ".join(str(err).split())
+    match = re.search(r"(tried to allocate [\d,.]+ ?[KMGT]?i?B?(?:ytes)?)", text)
+    return match.group(1) if match else text[:200]
 
 
 def _out_of_memory(err: BaseException) -> bool:

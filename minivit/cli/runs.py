@@ -15,6 +15,7 @@ from minivit.data import load_task, task_shape
 from minivit.data.tasks import NAMES as TASK_NAMES
 from minivit.devices import check_device, device_memory, host_memory
 from minivit.evaluate import evaluate_resolutions
+from minivit.runsafety import say
 
 RUN = "run.json"
 
@@ -82,15 +83,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"{args.run / RUN} says {key}={said!r}, but its checkpoint was trained with {key}={saved!r}: "
             f"{RUN} was edited; restore it, or train the run again"
         )
-    data = load_task(
-        run["task"],
-        image_size=config.image_size[0],
-        train_size=1,
-        test_size=run["test_size"],
-        seed=run["seed"],
-        root=run["data_root"],
-        download=False,
-    )
+    trained = task_shape(run["task"], image_size=config.image_size[0], train_size=1, test_size=1)
+    if (trained.num_classes, trained.in_channels) != (config.num_classes, config.in_channels):
+        raise ValueError(
+            f"{args.run / RUN} says task={run['task']!r} ({trained.num_classes} classes, "
+            f"{trained.in_channels} channel(s)), but its checkpoint's model has {config.num_classes} "
+            f"classes and {config.in_channels} channel(s): {RUN} was edited; restore it, or train the run "
+            "again"
+        )
     sizes = args.resolutions or [config.image_size[0]]
     small = [s for s in sizes if s < config.patch_size]
     if small:
@@ -111,16 +111,39 @@ def cmd_eval(args: argparse.Namespace) -> int:
         )
         available = host_memory() if device.type != "cuda" else device_memory(device)
         if available is not None and est.total > available:
+            fix = (
+                f"its test_size={run['test_size']} in {RUN} is more than this machine can test (edited?); "
+                "restore it, or train the run again"
+                if size == config.image_size[0]
+                else "test at smaller --resolutions"
+            )
             raise ValueError(
                 f"testing at {size} px needs about {memory.gigabytes(est.total)} of memory (its test set and "
-                f"evaluation), more than the {memory.gigabytes(available)} this machine has free; "
-                "test at smaller --resolutions"
+                f"evaluation), more than the {memory.gigabytes(available)} this machine has free; {fix}"
             )
-    acc = evaluate_resolutions(model, data.at_size, sizes)
-    print(f"{run['task']}, {config.position}, trained at {config.image_size[0]}px, patch {config.patch_size}")
-    print("| image size | grid | accuracy |\n|---|---|---|")
+    data = load_task(
+        run["task"],
+        image_size=config.image_size[0],
+        train_size=1,
+        test_size=run["test_size"],
+        seed=run["seed"],
+        root=run["data_root"],
+        download=False,
+    )
+    try:
+        acc = evaluate_resolutions(model, data.at_size, sizes)
+    except ValueError as err:
+        if "outputs are NaN or inf" not in str(err):
+            raise
+        raise ValueError(
+            f"the model in {args.run} gives NaN or inf outputs ({str(err).split(' for ')[1].split(',')[0]}), "
+            "so there is no accuracy to report: the run diverged before this checkpoint was kept, or the "
+            "file is damaged; train again in a new --out with a lower --lr"
+        ) from None
+    say(f"{run['task']}, {config.position}, trained at {config.image_size[0]}px, patch {config.patch_size}")
+    say("| image size | grid | accuracy |\n|---|---|---|")
     for s, a in acc.items():
         g = s // config.patch_size
         mark = " (trained)" if s == config.image_size[0] else ""
-        print(f"| {s}{mark} | {g}x{g} | {a:.3f} |")
+        say(f"| {s}{mark} | {g}x{g} | {a:.3f} |")
     return 0

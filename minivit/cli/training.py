@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import asdict, replace
@@ -16,7 +15,7 @@ import torch
 
 from minivit import memory
 from minivit.augment import Augment
-from minivit.checkpoint import CHECKPOINT, check_resumable, check_writable, resumable, write_atomic
+from minivit.checkpoint import CHECKPOINT, OtherConfig, check_resumable, check_writable, resumable
 from minivit.checks import check_whole
 from minivit.cli.runs import HISTORY, RUN, read_run
 from minivit.config import PRESETS, ViTConfig
@@ -31,7 +30,8 @@ from minivit.devices import (
 )
 from minivit.evaluate import evaluate
 from minivit.model import ViT, count_parameters, encoding_of
-from minivit.runsafety import run_lock
+from minivit.runsafety import run_lock, write_json
+from minivit.runsafety import say as tell
 from minivit.step import _optimizer
 from minivit.train import check_fit_options, check_train_set, fit
 
@@ -58,7 +58,7 @@ FLAGS = {
 
 def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.device | None) -> int:
     """Check everything, then write run.json and train: a refused run writes nothing."""
-    say = print if rank == 0 else (lambda *a, **k: None)
+    say = tell if rank == 0 else (lambda *a, **k: None)  # a reader that goes (`| head`) stops no run
     augment = replace(Augment.recipe(args.augment), resized_crop=tuple(args.resized_crop or ()) or None)
     options = {  # checked here, before anything is written, and passed on to fit as they are
         "steps": args.steps,
@@ -106,7 +106,12 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
     # the model is counted from its config, never built to be refused (100,000 blocks are refused at
     # once); its encoding alone is built, on the meta device, for its own checks (head width and such)
     _check_memory(config, shape.data_bytes, batch, evaluation, device, args.precision)
+    if augment:
+        augment.check_size(*config.image_size)
     params = count_parameters(config, encoding_of(config))
+    # the folder before the data (a download, or minutes of generating): writable, room for the
+    # checkpoints, nothing in the way; the check leaves no folder behind
+    check_writable(args.out, model_bytes=params * 4 * 4)
     run = {
         "task": args.task,
         "train_size": args.train_size,
@@ -127,7 +132,6 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
         download=not args.no_download,
     )
     check_train_set(data.train, config.num_classes)
-    check_writable(args.out, model_bytes=params * 4 * 4)
     with _lock_out(args.out, rank, world):  # no other run writes to the folder until this one ends
         state = _check_out(args, run, config, settings)  # again: it may have changed before the lock
         torch.manual_seed(args.seed)
@@ -143,7 +147,7 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
                 else f"no checkpoint in {args.out} yet: starting from step 0"
             )
         if rank == 0:
-            write_atomic(run_file, lambda f: f.write(json.dumps(run, indent=2).encode()))
+            write_json(run_file, run)
         history = fit(
             model,
             data.train,
@@ -159,10 +163,12 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
             "test_accuracy": evaluate(model, data.test),
             "final_loss": history.loss[-1] if history.loss else None,
         }
+        if history.warnings:  # e.g. a loss that grew far past its start: kept with the run's results
+            metrics["warnings"] = list(history.warnings)
         run["metrics"] = metrics
         if rank == 0:
-            write_atomic(run_file, lambda f: f.write(json.dumps(run, indent=2).encode()))
-            write_atomic(args.out / HISTORY, lambda f: f.write(json.dumps(asdict(history)).encode()))
+            write_json(run_file, run)
+            write_json(args.out / HISTORY, asdict(history), indent=None)
         say(
             f"train accuracy {metrics['train_accuracy']:.3f}  test accuracy {metrics['test_accuracy']:.3f}"
             f"  -> {args.out / CHECKPOINT}"
@@ -181,7 +187,42 @@ def _check_out(args: argparse.Namespace, run: dict, config: ViTConfig, settings)
         diff = [k for k in run if k != "config" and before.get(k) != run[k]]
         if diff:
             raise ValueError(f"cannot resume {args.out}: {', '.join(diff)} differ from the saved run")
-    return resumable(args.out / CHECKPOINT, config, settings) if args.resume else None
+    if not args.resume:
+        return None
+    try:
+        return resumable(args.out / CHECKPOINT, config, settings)
+    except OtherConfig as err:  # in the options the command takes, not the Python API's words
+        raise ValueError(
+            f"cannot resume {args.out}: its checkpoint was trained with another model "
+            f"({_as_options(err.diff)}); pass the run's own options, or a new --out"
+        ) from None
+
+
+# a config field, as the option of `minivit train` that sets it
+CONFIG_OPTIONS = {
+    "position": "--position",
+    "position_options": "--option",
+    "patch_size": "--patch-size",
+    "dim": "--dim",
+    "depth": "--depth",
+    "heads": "--heads",
+    "pool": "--pool",
+    "image_size": "--image-size",
+    "num_classes": "--task",
+    "in_channels": "--task",
+}
+
+
+def _as_options(diff: dict) -> str:
+    """ "--position 'sincos2d' then, 'learned' now; ..." for the fields of a config that differ (those no
+    option sets come from --preset)."""
+    parts = []
+    for key, (then, now) in diff.items():
+        if key == "image_size":
+            then, now = (v[0] if isinstance(v, tuple | list) and len(set(v)) == 1 else v for v in (then, now))
+        option = CONFIG_OPTIONS.get(key, f"--preset ({key})")
+        parts.append(f"{option} {then!r} then, {now!r} now")
+    return "; ".join(parts)
 
 
 @contextlib.contextmanager

@@ -43,16 +43,29 @@ def _torchvision(name: str, root: str | Path, train: bool, download: bool):
                 f"{klass.__name__} is not in {root!s}; pass download=True (needs the internet), "
                 f"or copy torchvision's {klass.__name__} folder into {root!s}"
             ) from None
+    made = [p for p in _folders(Path(root) / klass.__name__ / "raw") if not p.exists()]
     try:
         return klass(str(root), train=train, download=True)
     except Exception as err:  # no network: URLError, socket errors, HTTP errors
+        for folder in made:  # the empty folders the failed download left (deepest first)
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+        reason = lines[-1] if lines else type(err).__name__  # torchvision's last line: the network's error
         raise DatasetUnavailable(
-            f"{klass.__name__} is not in {root!s} and could not be downloaded ({type(err).__name__}: "
-            f'{err}). Download it where the internet can be reached (e.g. `python -c "import '
+            f"{klass.__name__} is not in {root!s} and could not be downloaded ({reason}). "
+            f'Download it where the internet can be reached (e.g. `python -c "import '
             f"torchvision; torchvision.datasets.{klass.__name__}('data', download=True)\"`) "
             f"and copy the folder to {root!s}, or work offline with "
             f"minivit.data.mnist_offline() (5,000 real MNIST digits) or minivit.data.digits()"
         ) from err
+
+
+def _folders(path: Path) -> list[Path]:
+    """`path` and the folders above it, deepest first."""
+    return [path, *path.parents]
 
 
 def mnist(root: str | Path = DEFAULT_ROOT, *, train: bool = True, download: bool = True) -> TensorDataset:

@@ -16,6 +16,8 @@ import torch.nn.functional as F
 from torch import Tensor
 from torch.utils.data import TensorDataset
 
+from minivit.checks import check_whole
+
 SHAPES = ("square", "circle", "triangle", "cross")
 
 
@@ -109,11 +111,21 @@ def _random_layout(n: int, cells: int, g: torch.Generator) -> tuple[Tensor, Tens
     return color[:, None, :].expand(n, k, 3), scale, offset
 
 
+def _check_sizes(task: str, n: int, image_size: int, cells: int, seed: int, least_cells: int = 1) -> None:
+    """Raise a ValueError naming the first argument of a task's generator out of range (the
+    generators are what the lessons call directly, so they check what `load_task` would)."""
+    check_whole(f"{task}: n", n, 1)
+    check_whole(f"{task}: image_size", image_size, 1)
+    check_whole(f"{task}: cells", cells, least_cells)
+    check_whole(f"{task}: seed", seed, 0, 2**63 - 1)
+
+
 def odd_one_out(n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) -> SyntheticTask:
     """Which cell holds the odd shape? Every cell holds one shape; all but one are the same kind.
 
     A task that needs position: the answer is a cell (cells*cells classes, raster order).
     """
+    _check_sizes("odd_one_out", n, image_size, cells, seed)
     g = torch.Generator().manual_seed(seed)
     k = cells * cells
     common = torch.randint(len(SHAPES), (n,), generator=g)
@@ -145,6 +157,7 @@ def which_shape(n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) 
 
     A task that needs content, not position: a model without positional encoding solves it.
     """
+    _check_sizes("which_shape", n, image_size, cells, seed)
     images, kind, _, layout = _one_shape(n, image_size, cells, seed)
     return SyntheticTask(images, kind, list(SHAPES), "which_shape", layout)
 
@@ -154,6 +167,7 @@ def where(n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) -> Syn
 
     A task that needs position alone: every image holds the same patches up to their order.
     """
+    _check_sizes("where", n, image_size, cells, seed)
     images, _, cell, layout = _one_shape(n, image_size, cells, seed)
     classes = [f"cell ({r}, {c})" for r in range(cells) for c in range(cells)]
     return SyntheticTask(images, cell, classes, "where", layout)
@@ -168,6 +182,7 @@ def relation(n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) -> 
     A task that needs relative position (4 classes): both shapes appear in every image, so a
     model without positional encoding sees the same bag of patches for every answer.
     """
+    _check_sizes("relation", n, image_size, cells, seed, 2)
     g = torch.Generator().manual_seed(seed)
     label = torch.randint(4, (n,), generator=g)
     line = torch.randint(cells, (n,), generator=g)  # the shared row or column
@@ -214,8 +229,9 @@ def distance(n: int, *, image_size: int | None = None, cells: int = 4, seed: int
     lies on the canvas do not matter, so an encoding that sees only distance (ALiBi-2D) can solve it,
     and on a larger canvas (more cells) the answers are the same distances in pixels.
     """
-    if cells < 2:
+    if isinstance(cells, int) and not isinstance(cells, bool) and cells < 2:
         raise ValueError(f"the distance task needs at least 2 cells a side; got {cells}")
+    _check_sizes("distance", n, 8 if image_size is None else image_size, cells, seed, 2)
     g = torch.Generator().manual_seed(seed)
     gaps = min(len(GAPS), cells - 1)
     label = torch.randint(gaps, (n,), generator=g)

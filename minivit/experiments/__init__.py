@@ -7,13 +7,16 @@ writes a JSON file (with the command, date and hardware that produced it) that a
 `recorded(name)` reads a recorded result for a lesson (they ship in `minivit/experiments/recorded/`);
 `write_result`, `read_result`, `resumable` and `carried_on` write a sweep as it goes and carry it on
 after a stop;
+`check_options` checks the options the commands share before anything is trained or written;
 `model_config` is the model of a setting that names its patch size, width, depth and heads.
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import json
+import os
 import platform
 import shlex
 import sys
@@ -26,6 +29,7 @@ from typing import Any
 import torch
 
 from minivit.config import ViTConfig
+from minivit.runsafety import write_json
 
 
 def cpu_name() -> str:
@@ -55,19 +59,65 @@ def provenance(module: str, args: list[str], device: torch.device) -> dict[str, 
 
 
 def write_result(result: dict[str, Any], path: str | Path) -> Path:
-    """Write a result as JSON atomically (a temporary file, then a rename): an interrupted run never
-    leaves half a file where a recorded result was."""
+    """Write a result as JSON atomically (`minivit.runsafety.write_atomic`): an interrupted run never
+    leaves half a file where a recorded result was, and a write that fails (a full disk) raises
+    SaveFailed, the file before it intact."""
     out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result, indent=1) + "\n")
-    tmp.replace(out)
+    write_json(out, result, indent=1)
     return out
 
 
 def read_result(path: str | Path) -> dict[str, Any]:
-    """A result written by `write_result`."""
-    return json.loads(Path(path).read_text())
+    """A result written by `write_result`, or a ValueError naming the file and what to do when it is
+    damaged (cut short, edited, not a result)."""
+    path = Path(path)
+    try:
+        result = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ValueError(
+            f"{path} is not a result's JSON ({err}): the file is damaged or cut short; give another --out, "
+            "or move it away to start the sweep again"
+        ) from None
+    if not isinstance(result, dict):
+        raise ValueError(
+            f"{path} holds {type(result).__name__}, not a result (a JSON object); give another --out, or "
+            "move it away to start the sweep again"
+        )
+    return result
+
+
+def check_options(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The options an experiment command shares (--threads, --seeds, --seed, --steps, --lr, --evals,
+    --sigmas, --device), checked before anything is trained or written: the first one out of range
+    ends the command in one line (`ap.error`, exit status 2) naming it and what it takes."""
+    from minivit.checks import check_number, check_whole
+    from minivit.devices import check_device
+    from minivit.fitchecks import MAX_SEED, MAX_STEPS
+
+    given = vars(args)
+    try:
+        if given.get("threads") is not None:
+            check_whole("--threads", args.threads, 1, os.cpu_count() or 1)
+        seeds = given.get("seeds")
+        if isinstance(seeds, int):  # a count: seeds 0..N-1
+            check_whole("--seeds", seeds, 1)
+        elif seeds is not None:  # the seeds themselves
+            for seed in seeds:
+                check_whole("--seeds", seed, 0, MAX_SEED)
+        if given.get("seed") is not None:
+            check_whole("--seed", args.seed, 0, MAX_SEED)
+        if given.get("steps") is not None:
+            check_whole("--steps", args.steps, 1, MAX_STEPS)
+        if given.get("lr") is not None:
+            check_number("--lr", args.lr, low=0, low_ok=False)
+        if given.get("evals") is not None:
+            check_whole("--evals", args.evals, 0)
+        for sigma in given.get("sigmas") or ():
+            check_number("--sigmas", sigma, low=0)
+        check_device(given.get("device"))
+    except ValueError as err:
+        text = str(err)
+        ap.error(text.replace("device=", "--device=", 1) if text.startswith("device=") else text)
 
 
 def resumable(
@@ -142,7 +192,35 @@ def recorded(name: str) -> dict[str, Any]:
             f"no recorded result {name!r}; recorded: {', '.join(known)} "
             "(produce another with its experiment's command and --out minivit/experiments/recorded/NAME)"
         )
-    return json.loads(path.read_text())
+    restore = (
+        f"restore it (git checkout -- minivit/experiments/recorded/{name}, or reinstall minivit), or "
+        "produce it again with its experiment's command"
+    )
+    try:
+        return json.loads(path.read_text(), object_hook=lambda d: _Recorded(d, name, restore))
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ValueError(
+            f"the recorded result {path} is not valid JSON ({err}): damaged or edited; {restore}"
+        ) from None
+
+
+class _Recorded(dict):
+    """A dict read from a recorded result: a key it lacks is a KeyError that names the file and how to
+    restore it (a lesson reads keys the file has always had, so a missing one means it was edited)."""
+
+    def __init__(self, items: dict, name: str, restore: str):
+        super().__init__(items)
+        self._name, self._restore = name, restore
+
+    def __missing__(self, key: Any):
+        holds = ", ".join(map(str, list(self)[:8])) + (", ..." if len(self) > 8 else "")
+        raise KeyError(
+            f"{key!r} is not in the recorded result {self._name} (it holds {holds}): the file was edited "
+            f"or damaged; {self._restore}"
+        )
+
+    def __reduce__(self):  # pickles, deep-copies and json-dumps as the plain dict it is
+        return (dict, (dict(self),))
 
 
 def model_config(setting: Any, **fields: Any) -> ViTConfig:
@@ -157,12 +235,15 @@ def command_line(main: Callable[[], Any], prog: str) -> int:
     """Run an experiment's `main` as a command: a dataset it cannot have, or a file it cannot find,
     ends in one line that says so (exit status 2), not a traceback."""
     from minivit.data import DatasetUnavailable
+    from minivit.runsafety import SaveFailed
 
     try:
         main()
-    except (DatasetUnavailable, FileNotFoundError) as err:
+    except (DatasetUnavailable, FileNotFoundError, ValueError, SaveFailed) as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader of stdout has gone (`| head`); the result is written
+        return 0
     except KeyboardInterrupt:
         print(f"\n{prog}: interrupted", file=sys.stderr)
         return 130

@@ -29,7 +29,14 @@ from minivit.augment import Augment
 from minivit.config import ViTConfig
 from minivit.data.tasks import TaskData, load_task
 from minivit.evaluate import evaluate
-from minivit.experiments import command_line, model_config, provenance, read_result, write_result
+from minivit.experiments import (
+    check_options,
+    command_line,
+    model_config,
+    provenance,
+    read_result,
+    write_result,
+)
 from minivit.model import ViT
 from minivit.train import autocast_dtype, fit, pick_device, seed_everything
 
@@ -321,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         help="write the result as JSON here (e.g. minivit/experiments/recorded/capstone_cifar10.json)",
     )
     args = parser.parse_args(argv)
+    check_options(parser, args)  # before anything is trained or written
     unknown = sorted(set(args.encodings) - set(ENCODINGS))
     if unknown:
         parser.error(f"unknown encodings {', '.join(unknown)}; choose from {', '.join(ENCODINGS)}")

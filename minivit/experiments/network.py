@@ -42,7 +42,7 @@ from minivit import analysis
 from minivit.config import ViTConfig
 from minivit.data.network import Network, NetworkTask, module_correlations, network_task, simulate_network
 from minivit.evaluate import unexplained
-from minivit.experiments import command_line, provenance, resumable, write_result
+from minivit.experiments import check_options, command_line, provenance, resumable, write_result
 from minivit.model import ViT
 from minivit.posenc.learned import Learned
 from minivit.train import History, fit, pick_device, seed_everything
@@ -329,8 +329,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
     argv = sys.argv[1:] if argv is None else list(argv)
     args = ap.parse_args(argv)
-    if args.seeds < 1:
-        ap.error(f"--seeds {args.seeds}: give at least 1")
+    check_options(ap, args)  # before anything is trained or written
     torch.set_num_threads(args.threads)
     setting = SETTINGS[args.setting]
     if args.steps is not None:

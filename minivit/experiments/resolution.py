@@ -29,7 +29,14 @@ from minivit.config import ViTConfig
 from minivit.data.tasks import TaskData, load_task
 from minivit.ensemble import fit_ensemble
 from minivit.evaluate import evaluate_resolutions
-from minivit.experiments import carried_on, command_line, model_config, provenance, write_result
+from minivit.experiments import (
+    carried_on,
+    check_options,
+    command_line,
+    model_config,
+    provenance,
+    write_result,
+)
 from minivit.experiments.published import RESOLUTION as PUBLISHED
 from minivit.finetune import finetune as finetune  # lesson 08 reads it here
 from minivit.model import ViT
@@ -333,6 +340,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--fresh", action="store_true", help="start again, ignoring the runs already in --out")
     argv = sys.argv[1:] if argv is None else list(argv)
     args = ap.parse_args(argv)
+    check_options(ap, args)  # before anything is trained or written
     torch.set_num_threads(args.threads)
     device = pick_device(args.device)
     chosen = {

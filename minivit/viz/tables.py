@@ -4,6 +4,7 @@ grid, and the similarity of a network's tokens sorted by module."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -39,6 +40,16 @@ def similarity_map(
     if ax is None:
         fig = Figure(figsize=(3.4, 3.2), layout="constrained")
         ax = fig.subplots()
+    cells = grid[0] * grid[1]
+    try:
+        index = None if isinstance(position, bool) else operator.index(position)
+    except TypeError:
+        index = None
+    if index is None or not 0 <= index < cells:
+        raise ValueError(
+            f"position={position!r} is not a patch of the {grid[0]}x{grid[1]} grid; pass 0 to {cells - 1} "
+            "(row * columns + column)"
+        )
     full = cosine_similarity(table)
     sim = full[position].reshape(grid).cpu().numpy()
     vmin = float(full.min()) if vmin is None else vmin

@@ -4,10 +4,13 @@ image whenever a control moves."""
 from __future__ import annotations
 
 import io
+import operator
 from collections.abc import Callable, Mapping
 
 import ipywidgets as W
 from matplotlib.figure import Figure
+
+from minivit.checks import check_number
 
 
 def figure_image(fig: Figure) -> bytes:
@@ -42,3 +45,39 @@ def slider(value, lo, hi, description, step=1, **kw) -> W.ValueWidget:
         style={"description_width": "initial"},
         **kw,
     )
+
+
+def check_grid(grid) -> tuple[int, int]:
+    """`grid` as (rows, columns), or a ValueError naming it unless it is two whole numbers >= 1."""
+    if not isinstance(grid, tuple | list) or len(grid) != 2:
+        raise ValueError(
+            f"grid={grid!r} is not (rows, columns); pass two whole numbers >= 1, e.g. grid=(8, 8)"
+        )
+    for side in grid:
+        try:
+            whole = None if isinstance(side, bool) else operator.index(side)
+        except TypeError:
+            whole = None
+        if whole is None or whole < 1:
+            raise ValueError(
+                f"grid={tuple(grid)!r} has a side of {side!r}; pass two whole numbers >= 1, e.g. grid=(8, 8)"
+            )
+    return int(grid[0]), int(grid[1])
+
+
+def check_base(base) -> None:
+    """A ValueError naming `base` unless it is a finite number > 1 (as the encodings take it)."""
+    check_number("base", base, low=1, low_ok=False)
+
+
+def check_position(name: str, value, grid: tuple[int, int]) -> None:
+    """A ValueError naming `name` unless it is a patch of `grid`: 0 to rows * columns - 1."""
+    try:
+        index = None if isinstance(value, bool) else operator.index(value)
+    except TypeError:
+        index = None
+    if index is None or not 0 <= index < grid[0] * grid[1]:
+        raise ValueError(
+            f"{name}={value!r} is not a patch of the {grid[0]}x{grid[1]} grid; pass 0 to {grid[0] * grid[1] - 1} "
+            "(row * columns + column)"
+        )

@@ -11,11 +11,14 @@ from torch import Tensor
 from minivit import analysis, viz
 from minivit.posenc import alibi_slopes, relative_offsets, sincos_2d
 from minivit.posenc.rope import axial_frequencies
-from minivit.widgets.base import explorer, slider
+from minivit.widgets.base import check_base, check_grid, check_position, explorer, slider
 
 
 def sincos_view(*, dim: int, base: float, position: int, grid: tuple[int, int] = (8, 8)) -> Figure:
     """The 2-D sinusoidal table for `grid` at width `dim` and `base`, and one position's similarity map."""
+    grid = check_grid(grid)
+    check_base(base)
+    check_position("position", position, grid)
     table = sincos_2d(grid, dim, base)
     fig = Figure(figsize=(9, 3.2), layout="constrained")
     left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.6, 1]})
@@ -26,6 +29,7 @@ def sincos_view(*, dim: int, base: float, position: int, grid: tuple[int, int] =
 
 def sincos_explorer(grid: tuple[int, int] = (8, 8)) -> W.VBox:
     """Sliders: embedding width, base and position for the 2-D sinusoidal encoding."""
+    grid = check_grid(grid)
     return explorer(
         lambda dim, base, position: sincos_view(dim=dim, base=base, position=position, grid=grid),
         {
@@ -44,6 +48,8 @@ def sincos_explorer(grid: tuple[int, int] = (8, 8)) -> W.VBox:
 def relative_view(table: Tensor, grid: tuple[int, int], *, clip: int, head: int, query: int) -> Figure:
     """A relative-bias table [H, 2gh-1, 2gw-1] seen through clipping at `clip`: the entries a head
     uses (left) and the bias from patch `query` to every patch (right)."""
+    grid = check_grid(grid)
+    check_position("query", query, grid)
     rh, rw = grid[0] - 1, grid[1] - 1
     dy = torch.arange(-rh, rh + 1).clamp(-clip, clip) + rh  # clipped offset -> row of the table
     dx = torch.arange(-rw, rw + 1).clamp(-clip, clip) + rw
@@ -65,6 +71,7 @@ def relative_view(table: Tensor, grid: tuple[int, int], *, clip: int, head: int,
 
 def relative_explorer(table: Tensor, grid: tuple[int, int]) -> W.VBox:
     """Sliders: clip distance, head and query patch, over a trained relative-bias table."""
+    grid = check_grid(grid)
     n = grid[0] * grid[1]
     return explorer(
         lambda clip, head, query: relative_view(table, grid, clip=clip, head=head, query=query),
@@ -83,6 +90,7 @@ def rope_view(*, base: float, index: int, angle: float, head_dim: int = 32, radi
     wave. Right: all pairs, half along `angle` and half perpendicular, as mixed RoPE starts; at
     angle 0 this is axial RoPE.
     """
+    check_base(base)
     mag = axial_frequencies(head_dim, base).float()  # (Dh/4,)
     a = torch.tensor(angle * torch.pi / 180)
     fx = torch.cat([mag * a.cos(), mag * (a + torch.pi / 2).cos()])  # (Dh/2,)
@@ -117,6 +125,8 @@ def rope_explorer(head_dim: int = 32) -> W.VBox:
 def alibi_view(*, heads: int, head: int, query: int, grid: tuple[int, int] = (8, 8)) -> Figure:
     """ALiBi-2D: the slopes of `heads` heads (Press et al.) and head `head`'s bias from patch `query`,
     on the colour scale of the steepest head, so a shallow head looks as flat as it is."""
+    grid = check_grid(grid)
+    check_position("query", query, grid)
     head = min(head, heads - 1)
     slopes = alibi_slopes(heads)
     distances = analysis.grid_distances(grid)
@@ -136,6 +146,7 @@ def alibi_view(*, heads: int, head: int, query: int, grid: tuple[int, int] = (8,
 
 def alibi_explorer(grid: tuple[int, int] = (8, 8)) -> W.VBox:
     """Sliders: number of heads, head and query patch, drawing ALiBi-2D's bias over the grid."""
+    grid = check_grid(grid)
     n = grid[0] * grid[1]
     return explorer(
         lambda heads, head, query: alibi_view(heads=heads, head=head, query=query, grid=grid),

@@ -25,7 +25,7 @@ from typing import Any
 import torch
 
 from minivit.data import lst
-from minivit.experiments import provenance, read_result, resumable, write_result
+from minivit.experiments import check_options, provenance, read_result, resumable, write_result
 from minivit.experiments.init_scale.runs import summarize, sweep
 from minivit.experiments.init_scale.setting import PUBLISHED, SETTINGS, SIGMAS, label
 from minivit.train import pick_device
@@ -78,6 +78,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
     argv = sys.argv[1:] if argv is None else list(argv)
     args = ap.parse_args(argv)
+    check_options(ap, args)  # before anything is trained or written
     torch.set_num_threads(args.threads)
     setting = SETTINGS[args.setting]
     names = ("steps", "lr", "optimizer", "puzzles")
