@@ -699,7 +699,8 @@ exercises.check("08.6", answer_08_6)
 # %% [markdown]
 # 7. Write `answer_08_7(table, old_grid, new_grid)`: resample a table [1 + gh·gw, D] whose first row
 #    is a class token's, keeping that row apart, as DeiT and timm do (bicubic,
-#    `align_corners=False`).
+#    `align_corners=False`; timm also antialiases by default and DeiT does not: the check takes
+#    either).
 
 # %% tags=["exercise"]
 answer_08_7 = ...  # your code

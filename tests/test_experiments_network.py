@@ -55,6 +55,26 @@ def test_a_run_records_its_errors_and_how_well_its_table_finds_the_modules(data)
     assert "recovery" not in none and set(none["unexplained"]) == set(network.SPLITS)
 
 
+def test_what_training_added_is_recorded_and_drawn_again_from_the_runs_seed(data):
+    model, run = network.train_one("0.5", 0, TINY, data, progress=False, permutations=50, every=4)
+    start, end = torch.tensor(run["snapshots"][0]), network.table(model)
+    torch.testing.assert_close(
+        network.start_table(TINY, run), start
+    )  # the same seed and setting, the same draw
+    run["table"] = [[round(v, 4) for v in row] for row in end.tolist()]
+    torch.testing.assert_close(network.update(TINY, run), end - start, atol=1e-4, rtol=0)
+    quick = network.grouping(end - start, data.network.modules, permutations=50, seed=0)
+    assert run["update_recovery"] == quick
+    full = network.analysis.module_recovery(
+        end - start, data.network.modules, data.network.weights, permutations=50
+    )
+    assert {k: full[k] for k in quick} == quick  # the same measure and the same shuffles as module_recovery
+    with pytest.raises(ValueError, match="not the run's own"):
+        network.update(TINY, {**run, "seed": 1})  # another seed draws another start
+    with pytest.raises(ValueError, match="no drawn table"):
+        network.start_table(TINY, {"arm": network.MODULES, "seed": 0})
+
+
 def test_a_sweep_is_written_after_each_run_and_a_rerun_skips_what_it_holds(tmp_path, monkeypatch):
     out = tmp_path / "sweep.json"
     opts = {"sigmas": (0.5,), "out": out, "progress": False, "permutations": 20}

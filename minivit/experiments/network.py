@@ -19,7 +19,8 @@ Measures: the masked nodes' error as a fraction of their variance on the trainin
 steps of the same run, and on a second run of the same network with fresh noise; and how well the
 table recovers the modules (`minivit.analysis.module_recovery`: within - between similarity, the
 adjusted Rand index of k-means, the rank correlation with the connections, each against a
-permutation null).
+permutation null), of the whole table; and within - between of what training added to it
+(Δ = end - start, `grouping`; for a recorded run, `update` draws its start again).
 
 The output file is written after every run and a re-run skips the runs it already holds, so a sweep
 can be stopped and continued (with the same settings).
@@ -39,6 +40,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from minivit import analysis
+from minivit.analysis.nulls import with_nulls
 from minivit.config import ViTConfig
 from minivit.data.network import Network, NetworkTask, module_correlations, network_task, simulate_network
 from minivit.evaluate import unexplained
@@ -164,6 +166,44 @@ def table(model: ViT) -> Tensor | None:
     return None
 
 
+def grouping(table: Tensor, modules: Tensor, *, permutations: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """Within − between of a table [N, D] against its permutation null (the modules shuffled among the
+    tokens, the same shuffles as `analysis.module_recovery` with this seed): {"within_between",
+    "within_between_null": [mean, 95th percentile], "within_between_p"}. The quick part of
+    `module_recovery`, for the many tables of a sweep."""
+    sim = analysis.cosine_similarity(table).double()
+    modules = torch.as_tensor(modules).long()
+    measure = {"within_between": lambda order: analysis.within_between(sim, modules[order])}
+    return with_nulls(measure, len(modules), permutations, seed)
+
+
+def start_table(setting: Setting, run: dict[str, Any]) -> Tensor:
+    """The table a recorded run of a learned arm started from, drawn again: `train_one` seeds with
+    the run's seed, then builds the model, so the same seed and setting give the same draw. Check it
+    against the record before trusting it (`update` does)."""
+    arm = run["arm"]
+    if arm in FIXED:
+        raise ValueError(
+            f"arm {arm!r} has no drawn table: give a run of a learned arm (one of {arms()[: len(SIGMAS)]})"
+        )
+    return table(build(setting, arm, run["seed"], None))
+
+
+def update(setting: Setting, run: dict[str, Any]) -> Tensor:
+    """What training added to a recorded run's table, Δ = end − start [N, D], the start drawn again
+    (`start_table`) and checked: the rms of Δ must be the run's recorded `moved_rms` (its end table is
+    recorded to 4 decimals)."""
+    delta = torch.tensor(run["table"], dtype=torch.float32) - start_table(setting, run)
+    moved = delta.pow(2).mean().sqrt().item()
+    if abs(moved - run["moved_rms"]) > 1e-4:
+        raise ValueError(
+            f"arm {run['arm']}, seed {run['seed']}: the start drawn again is not the run's own "
+            f"(Δ rms {moved:.5f}, recorded {run['moved_rms']:.5f}); the model's initialisation changed "
+            "since the sweep was recorded: record it again (python -m minivit.experiments.network --seeds 5)"
+        )
+    return delta
+
+
 def train_one(
     arm: str,
     seed: int,
@@ -176,8 +216,9 @@ def train_one(
     permutations: int = 1000,
     position_lr_scale: float = 1.0,
 ) -> tuple[ViT, dict[str, Any]]:
-    """Train one arm on one seed's data; return the model and its record. With `every`, the record
-    also holds the table every `every` steps ("snapshots": {step: table}, from step 0);
+    """Train one arm on one seed's data; return the model and its record ("recovery": of the whole
+    table; "update_recovery": within - between of what training added to it, `grouping`). With
+    `every`, the record also holds the table every `every` steps ("snapshots": {step: table}, from step 0);
     `position_lr_scale` trains the table at that multiple of the learning rate."""
     model = build(setting, arm, seed, data.network)
     start = table(model)
@@ -223,6 +264,10 @@ def train_one(
         record["recovery"] = analysis.module_recovery(
             end, net.modules, net.weights, permutations=permutations, seed=seed
         )
+        if arm != MODULES:  # what training added (Δ = end − start), the draw left out
+            record["update_recovery"] = grouping(
+                end - start, net.modules, permutations=permutations, seed=seed
+            )
         record["table"] = [[round(v, 4) for v in row] for row in end.tolist()]
     if snapshots:
         record["snapshots"] = snapshots
