@@ -116,12 +116,12 @@ assert change_none < 1e-5
 print("no encoding: largest change of the pooled output < 1e-5")
 
 # %% [markdown]
-# (The cell prints only the bound; the figure at the end of the lesson prints each model's largest
-# change, float rounding for the model without position.)
+# The cell prints only the bound. (The figure at the end of the lesson shows trained models'
+# answers for an image and its shuffle: identical without position.)
 #
-# Now give the same architecture a positional encoding: `sincos2d` adds to each token a fixed vector
-# that depends on the patch's row and column (lesson 02 takes it apart). The shuffled image now
-# puts different content at each position, and the output changes.
+# Now give the same architecture a positional encoding. `sincos2d` adds to each token a fixed vector
+# of sines and cosines of the patch's row and column. The shuffled image now puts different content
+# at each position, and the output changes.
 
 # %%
 model_pos = ViT(config.with_(position="sincos2d")).eval()
@@ -157,22 +157,6 @@ print(f"none: near chance (1/9 = {chance:.2f});  sincos2d: well above it")
 viz.plot_history(histories, chance=chance)
 
 # %% [markdown]
-# ## How much position matters elsewhere
-#
-# This task was built so that the answer *is* a place, and without position the model is helpless.
-# On natural images the loss is much smaller, because most classes can be told from a bag of
-# patches: in the ViT paper's ablation (Dosovitskiy et al. 2021, arXiv 2010.11929, Appendix D.4), a
-# ViT-B/16 without position embedding scores about 3 points below the same model with a 1-D, 2-D or
-# relative one (ImageNet, 5-shot linear probe), and those three are within a fraction of a point of
-# each other. We do not reproduce that here; it is a reason not to over-generalise from this task.
-#
-# An encoding is also not the only way position gets in. A convolution with zero padding sees how
-# far a patch is from the border (Islam et al. 2020, arXiv 2001.08248): a ViT whose patch embedding
-# is a padded convolutional stem knows some position without any encoding, and CPVT's position
-# encoding generator (`peg` in `minivit`; Chu et al. 2021, arXiv 2102.10882) is built on that. In
-# text, a causal mask lets a token count what comes before it (lesson 01, exercise 4).
-
-# %% [markdown]
 # ## Try it: shuffle and watch the answers
 #
 # Pick a test image and a shuffle. The bars are each trained model's probabilities for the 9 cells,
@@ -193,6 +177,29 @@ with torch.no_grad():
     p_none = trained["none"].eval()(torch.cat([x, shuffle_patches(x, 8, perm5)])).softmax(-1)
 torch.testing.assert_close(p_none[0], p_none[1], atol=1e-5, rtol=0)
 fig
+
+# %% [markdown]
+# ## Going deeper
+#
+# ### How much position matters elsewhere
+#
+# This task was built so that the answer *is* a place, and without position the model is helpless.
+# On natural images the loss is much smaller, because most classes can be told from a bag of
+# patches. In the ViT paper's ablation (Dosovitskiy et al. 2021, arXiv 2010.11929, Appendix D.4), a
+# ViT-B/16 without position embedding scores about 3 points below the same model with a 1-D, 2-D or
+# relative one (ImageNet, 5-shot linear probe). Those three are within a fraction of a point of each
+# other. We do not reproduce that here; it is a reason not to over-generalise from this task.
+#
+# Why does a ViT need to be told at all? A convolutional network has locality built in: each filter
+# sees a small neighbourhood, the same everywhere. The ViT paper (§3.1) notes that a ViT has much
+# less of such image-specific *inductive bias*. Apart from the patch grid, which patches relate must
+# be learned from data, and where they are must come from an encoding.
+#
+# An encoding is also not the only way position gets in. A convolution with zero padding sees how
+# far a patch is from the border (Islam et al. 2020, arXiv 2001.08248). So a ViT whose patch
+# embedding is a padded convolutional stem knows some position without any encoding. CPVT's position
+# encoding generator (`peg` in `minivit`; Chu et al. 2021, arXiv 2102.10882) is built on that. In
+# text, a causal mask lets a token count what comes before it (lesson 01, exercise 4).
 
 # %% [markdown]
 # ## What we covered
