@@ -638,3 +638,10 @@ def test_a_message_names_kinds_with_their_article():
     assert (
         kind(...).startswith("an ellipsis") and kind(3).startswith("an int") and kind("x").startswith("a str")
     )
+
+
+def test_a_number_given_as_text_is_refused_and_counts_read_in_the_singular(capsys):
+    passed, line = checked("02.1", "4", capsys)
+    assert not passed and "the text '4', not a number" in line, line
+    passed, line = checked("07.6", lambda cells: ["binary"], capsys)
+    assert not passed and "has 1 entry for 60 puzzles" in line, line

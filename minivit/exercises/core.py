@@ -88,6 +88,10 @@ def number(answer: object, hint: str) -> float:
     not_none(answer, "a number", hint)
     if isinstance(answer, bool):
         raise Wrong("the answer is True or False, not a number", hint)
+    if isinstance(answer, str):
+        raise Wrong(
+            f"the answer is the text {short(repr(answer), 40)}, not a number (leave out the quotes)", hint
+        )
     try:
         value = float(answer.item() if isinstance(answer, Tensor) else answer)  # type: ignore[arg-type]
     except (TypeError, ValueError, RuntimeError):

@@ -49,7 +49,8 @@ def _one_per_puzzle(answer, n: int, what: str) -> list:
         f"the answer is {kind(answer)}, not a list with one entry per puzzle",
         hint,
     )
-    expect(len(answer) == n, f"the answer has {len(answer)} entries for {n} puzzles", hint)
+    entries = "1 entry" if len(answer) == 1 else f"{len(answer)} entries"
+    expect(len(answer) == n, f"the answer has {entries} for {n} puzzles", hint)
     return list(answer)
 
 

@@ -338,6 +338,9 @@ def _offset_fraction(answer) -> str:
                 "is s̄_offset",
             )
             results.append(want)
+    expected = (16 * 16 - 49) / (16 * 16 - 1)  # random scores: each of the 49 offset groups fits one mean
     return (
-        f"0 for scores of the offset alone, {results[1]:.2f} for random ones: the lesson's offset-only test"
+        f"0 for scores of the offset alone, {results[1]:.2f} for this draw of random ones on 4×4 (about "
+        f"{expected:.2f} on average: the 49 offsets' means fit part of any 256 scores): the lesson's "
+        "offset-only test"
     )
