@@ -563,7 +563,7 @@ def diagonal_hidden(n):
         ("09.6", forward_attention_only, "applies to attention's products"),
         ("09.6", forward_parameters_only, "6 per parameter and token"),
         ("01.4", diagonal_hidden, "itself included"),
-        ("01.1", 0.09, "two significant digits"),
+        ("01.1", 0.09, "three significant digits"),
         ("08.7", lambda t, o, n: resample_bilinear(t, o, n), "mode='bicubic'"),
     ],
 )

@@ -181,7 +181,7 @@ def _temperature_of_no_scaling(answer) -> str:
     if abs(t - right) <= 0.05 * right:
         raise Wrong(
             f"T = {t:g} is near, but not within 1% of the temperature",
-            "give two significant digits at least, or compute T from the head's width",
+            "give three significant digits, or compute T from the head's width",
         )
     if abs(t - 1 / 16) < 1e-4:
         raise Wrong("T = 1/16 takes d as the model's width, 256", "d is one head's width: dim / heads")
