@@ -105,7 +105,7 @@ def test_evaluate_with_dropout_on_scores_as_the_reference_does():
     from minivit.evaluate import evaluate, predict
 
     m = model("sincos2d", position_options={"per_block": True, "dropout": 0.5})
-    x, y = torch.randn(64, 3, 16, 16), torch.randint(0, 10, (64,))
+    x, y = torch.randn(64, 3, 16, 16), torch.randint(0, m.config.num_classes, (64,))
     data = torch.utils.data.TensorDataset(x, y)
     assert torch.equal(predict(m, x), predict(m, x))  # eval mode: no dropout
     assert not torch.equal(predict(m, x, dropout=True), predict(m, x))
