@@ -132,7 +132,7 @@ class PositionalEncoding(nn.Module):
     def carry_to(self, grid: Grid) -> PositionalEncoding:
         """This encoding for a model rebuilt at training grid `grid` (as `finetune` rebuilds one at a
         new image size), keeping what it was trained on: at `grid`, the carried encoding computes
-        what this one computes there. Nothing here changes.
+        what this one computes there. `self` is left as it is.
 
         Default: a copy whose `grid` (and that of every encoding inside it) is the new one and whose
         `reference_grid` is kept, so positions are still measured against the grid it was trained at.
