@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
@@ -16,22 +18,25 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/minivit-course/minivit/blob/main/lessons/03_learned.ipynb)
 #
-# The original ViT does not compute its positional encoding: it learns a table, one vector per
-# patch position, added to the tokens. Nothing tells it that position (2, 3) is next to (2, 4);
-# whatever layout the table ends up with, training put there. How the table starts matters
-# (Ito et al. 2024): a small table is shaped by training, a large one can be used as it is.
+# The original ViT does not compute its positional encoding. It learns one: a table with one
+# vector per patch position, added to the tokens. Nothing tells the table that position (2, 3) sits
+# next to (2, 4). Whatever layout it ends up with, training put there.
+#
+# The one result of this lesson: **how the table starts decides what it becomes** (Ito et al. 2024,
+# arXiv 2406.08272, found the same on another task: lesson 07). A table started
+# small becomes what training adds, and here training groups the positions by the cell they lie in.
+# A table started large (σ = 1) is a set of random name tags, one per position. The model reads the
+# tags as they are, and training barely changes them.
 #
 # **What you will learn**
-# - what a learned table is and three ways to start it, and where each comes from: zeros, trunc-normal 0.02, normal σ = 1;
-# - what training makes of it, measured by a *structure score*: does a patch's vector resemble its neighbours'?
-# - that a large random table (σ = 1) fits the task as it is, learns it far above chance even
-#   frozen, and keeps no layout;
-# - that what training adds to a table started small (zeros, σ = 0.02) groups positions by cell,
-#   and that a run with nothing to learn groups far less;
-# - how a table trained at one resolution is resampled for another (linearly in ViT's code,
-#   bicubically in DeiT and timm), and how PyTorch's two bicubic resizes differ.
+# - what a learned table is, and three common ways to start it: zeros, 0.02 and σ = 1;
+# - two measures of what a table holds: a structure score and a cell contrast;
+# - that a large random table is used as it is, and keeps no layout;
+# - that what training adds to a small table groups positions by cell.
 #
-# Runs top to bottom in one to three minutes on a laptop CPU (it trains five small models).
+# Going deeper: two controls behind the result, where the three starts come from, and how a table
+# is resampled for a new resolution. Runs top to bottom in about two minutes on a laptop CPU (it
+# trains five small models).
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
@@ -65,9 +70,9 @@ SEED = lesson.setup()  # seed and threads from MINIVIT_SEED, MINIVIT_THREADS (de
 # %% [markdown]
 # ## The task: where is the shape?
 #
-# One shape in one cell of a 3×3 layout; the answer is the cell. It needs position and nothing else.
-# We cut the 24×24 images into 4×4 patches, a 6×6 grid, so each cell covers 2×2 patches and the
-# table has 36 vectors to arrange.
+# One shape sits in one cell of a 3×3 layout, and the answer is the cell. So the task needs
+# position and nothing else. We cut the 24×24 images into 4×4 patches: a 6×6 grid. Each cell covers
+# 2×2 patches, and the table has 36 vectors to arrange.
 
 # %%
 train, test = where(4096, seed=SEED), where(1000, seed=SEED + 1)
@@ -78,20 +83,14 @@ viz.show_images(train.images[:8], train.labels[:8], train.classes, ncols=8, patc
 # ## Three ways to start the table
 #
 # `learned` holds a trainable table of shape (36, 64), added to the 36 patch tokens before the first
-# block. Where the three starts come from:
+# block. Three starts are common:
 #
-# - **0.02** is the ViT convention. ViT's JAX code draws the table from `normal(stddev=0.02)`
-#   ("from BERT"); timm calls `trunc_normal_(pos_embed, std=.02)`, whose cut-offs ±2 are absolute,
-#   100 σ away, so it is the same normal. `minivit`'s `trunc_normal` cuts at ±2σ, as TensorFlow's
-#   truncated normal in BERT does, which leaves a spread of 0.88σ (see `minivit.posenc.learned`).
-#   DeiT and timm also exempt the table from weight decay, as `minivit` does (exercise 2).
-# - **σ = 1** is what `nn.Parameter(torch.randn(...))` gives, as in lucidrains' `vit-pytorch`, and
-#   what `nn.Embedding` starts with.
+# - **0.02**: the ViT convention, a normal with σ = 0.02;
+# - **σ = 1**: what `torch.randn` and `nn.Embedding` give;
 # - **zeros**: every position starts the same, and training alone tells them apart.
 #
-# (MAE takes a fourth way: a fixed 2-D sin-cos table, lesson 02.) Compare each table's size with
-# what it is added to: the patch tokens of a new model are small, so a table drawn with σ = 1
-# dominates them, while 0.02 is a gentle nudge and zeros is nothing at all.
+# Compare each table's size with the tokens it is added to. The patch tokens of a new model are
+# small. A table drawn with σ = 1 dominates them, 0.02 is a gentle nudge, and zeros is nothing.
 
 # %% tags=["nbval-ignore-output"]
 inits = {"zeros": {"init": "zeros"}, "0.02": {"init": "trunc_normal", "std": 0.02}, "1.0": {"init": "normal", "std": 1.0}}
@@ -112,25 +111,22 @@ assert table_norms["zeros"] == 0 and table_norms["0.02"] < token_norm < table_no
 # %% [markdown]
 # ## What training makes of the table
 #
-# We train the three models for 300 steps each (10 to 40 seconds each on a laptop CPU) and keep a
-# snapshot of the table every 30 steps. Two measures of what a table holds:
+# We train the three models for 300 steps each and keep a snapshot of the table every 30 steps. Two
+# measures say what a table holds:
 #
-# - the *structure score* (`minivit.analysis.structure_score`): the correlation, over all pairs of
-#   positions, between the cosine similarity of their vectors and their closeness on the grid;
-#   about 0 for a random table, 1 when neighbours are alike and far patches unlike;
-# - a *cell contrast*, for this task: each of the 9 cells covers 2×2 patches. Take the pairs of
-#   neighbouring positions, one step along a row or a column; some lie inside one cell, the others
-#   straddle a cell boundary. Their contrast is the mean cosine similarity of the pairs inside minus
-#   that of the pairs across. Do the same for the pairs one step apart diagonally, and average the
-#   two contrasts (more pairs, so less of it is chance). Inside and across, the pairs of one kind have
-#   the same mix of offsets, so a table whose similarity depends only on the offset (the sinusoids
-#   of lesson 02, for one) scores 0 (a smooth layout that is not the same everywhere, such as ramps
-#   along rows and columns, need not): a table that groups positions *by cell* scores above 0. A random table scores
-#   about 0 too, give or take chance; to know how much is chance, we shuffle the positions 1,000
-#   times and take the 95th percentile of the shuffled tables' contrasts (a permutation null).
+# - the *structure score* (`analysis.structure_score`): over all pairs of positions, the
+#   correlation between how alike their vectors are and how close they lie on the grid. It is about
+#   0 for a random table and 1 when neighbours are alike and far patches unlike.
+# - the *cell contrast*: how much more alike two neighbouring positions are when they lie in one
+#   cell than when a cell boundary runs between them. A table whose similarity depends on the offset
+#   alone scores 0 (the sinusoid of lesson 02 does; asserted). A table that groups positions by cell
+#   scores above 0.
 #
-# A table is its start plus what training added, $\Delta = \text{table} - \text{table}_0$. For the
-# σ = 1 table the start is large and would hide whatever $\Delta$ holds, so we measure $\Delta$ too.
+# A random table scores near 0 on both, give or take chance. To know how much is chance, we shuffle
+# the positions 1,000 times and take the 95th percentile of the shuffled contrasts: a *null*.
+#
+# We also look at what training *added*, $\Delta = \text{table} - \text{table}_0$. The σ = 1 start
+# is large, and it could hide whatever $\Delta$ holds.
 
 # %% tags=["nbval-ignore-output"]
 snapshots = {name: [] for name in models}
@@ -189,40 +185,95 @@ for name in models:
 # %% [markdown]
 # What the printout says, start by start:
 #
-# - **1.0**: the random vectors are already far apart, so each position can be recognised by its
-#   own vector. This model fits the task in 300 steps, and learns it sooner than the 0.02 model:
-#   its test accuracy averaged over the evaluations made during the run (the area under its curve in
-#   the plot below) is ahead (both asserted below, and checked over the seeds of the margin sweep:
-#   `lessons/CLAIMS.md`); we compare the whole run rather than step 300, where the gap depends more
-#   on the seed. Its table keeps no 2-D
-#   layout: its structure is that of a random draw (near 0, before and after), and training
-#   leaves it there. Training does move it, but $\Delta$ is a few percent of
-#   the random start, so whatever $\Delta$ holds does not show in the table the model uses. Whether
-#   $\Delta$ groups positions by cell depends on the seed: its contrast is above its null on some
-#   seeds and not on others (compare the two numbers printed for 1.0).
-# - **0.02**: the table starts random and small, and by the end $\Delta$ is larger than the start.
-#   How much 2-D structure it ends with, and how far it has got with the task after 300 steps,
-#   depend on the seed (run the lesson with `MINIVIT_SEED=4` or `6`): the structure score rewards a
-#   smooth layout, and this task rewards grouping by cell, which the next measure sees.
-# - **zeros**: every position starts equal, and the table *is* $\Delta$. Depending on the seed it
-#   fits the task first or stalls for a long time (exercise 3); we make no claim about its speed.
+# - **σ = 1** (`1.0`): the random vectors are already far apart, so each position has its own tag.
+#   The model learns the task from them, far above chance (1/9) in 300 steps. Whether it has
+#   fitted the task by then or is still climbing depends on the seed (see its curve below). Its
+#   structure score stays where the random draw put it: no layout. Training does move the table,
+#   but $\Delta$ is a few percent of the start.
+# - **0.02**: the table starts random and small. By the end, $\Delta$ is larger than the start. How
+#   far this model gets with the task in 300 steps depends on the seed (its accuracy is printed).
+# - **zeros**: every position starts equal, so the table *is* $\Delta$.
 #
-# In the zeros and 0.02 tables, what training adds groups positions by *cell*, on every seed of the
-# margin sweep: the
-# contrast of $\Delta$ is above its null (asserted below; the first two grids show the 2×2 blocks,
-# the third shows the σ = 1 model's $\Delta$). The task needs to know the cell, not a smooth layout,
-# and a layout that depends on the offset alone would score 0. Two controls check the reasons given above. Train the σ = 1
-# model with its table *frozen* at the random draw: if the model learns the task by reading the
-# random vectors, it learns it without training them too (in 300 steps it ends far above chance,
-# 1/9, if not always as high as with the table trained: asserted above 0.4). And train the zero table on the same images with the labels
-# shuffled. If the cell structure comes from the labels being tied to where the shape is (one
-# reason it might: the gradient at a position may be largest in images whose shape sits there,
-# which all carry the same label), far less should group with shuffled labels. With shuffled labels there is nothing to learn, so the loss
-# stays at $\ln 9 = 2.20$; the table still moves (its $|\Delta|$ is printed beside the true-label
-# run's), and its grouping by cell is far smaller (checked below; we do not test it against a
-# null, so we do not say it is none). This control shows that the grouping needs something to
-# learn; a run with nothing to learn would group less whatever the reason, so it cannot single out
-# the tie between label and cell by itself (exercise 5 asks for a sharper control).
+# In the zeros and 0.02 tables, what training adds groups positions by cell: its contrast is above
+# its null. The task needs to know the cell, and that is the shape training gives the table.
+
+# %%
+lesson.claim("the large table learns the task, far above chance (1/9)", accuracy["1.0"], ">", 0.4)
+lesson.claim("the large table gains no layout in training", abs(structure["1.0"][-1] - structure["1.0"][0]), "<", 0.03)
+lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1)
+lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1)
+lesson.claim("what training adds groups positions by cell, above its null", {k: cell_delta[k] - null_delta[k] for k in ("zeros", "0.02")}, ">", 0)
+viz.plot_history(histories, chance=1 / 9)
+
+# %% [markdown]
+# The two maps below show each position's similarity to all others, drawn at its place on the
+# grid. In the zeros and 0.02 tables, look for 2×2 blocks: positions in one cell light up together.
+# The third map is what training added to the σ = 1 table.
+
+# %%
+fig = viz.similarity_grid(snapshots["zeros"][-1][1], grid, title="init zeros, after training")
+fig
+
+# %%
+viz.similarity_grid(snapshots["0.02"][-1][1], grid, title="init 0.02, after training")
+
+# %%
+viz.similarity_grid(delta["1.0"], grid, title="init 1.0: what training added (Δ)")
+
+# %% [markdown]
+# ## What to remember
+#
+# - A table started large is a set of name tags. The model reads them as they are, and training
+#   hardly changes them: no layout appears.
+# - A table started small becomes what training adds. Here that groups positions by cell, the thing
+#   the task needs.
+#
+# ## Try it: initialisation, training step, position
+#
+# Pick an initialisation and a snapshot of its training. The left panel is one position's
+# similarity to all others, the right every position's (each drawn at its place on the grid).
+
+# %% tags=["nbval-ignore-output"]
+widgets.learned_explorer(snapshots, grid)
+
+# %% [markdown]
+# ## Going deeper
+#
+# ### Where the three starts come from
+#
+# - **0.02**: ViT's JAX code draws the table from `normal(stddev=0.02)` ("from BERT"). timm calls
+#   `trunc_normal_(pos_embed, std=.02)`, whose cut-offs ±2 are absolute, 100 σ away, so it is the same
+#   normal. `minivit`'s `trunc_normal` cuts at ±2σ, as TensorFlow's truncated normal in BERT does.
+#   That leaves a spread of 0.88σ (see `minivit.posenc.learned`, and exercise 7). DeiT and timm also
+#   exempt the table from weight decay, as `minivit` does (exercise 2).
+# - **σ = 1**: `nn.Parameter(torch.randn(...))`, as in lucidrains' `vit-pytorch`; also what
+#   `nn.Embedding` starts with.
+# - MAE takes a fourth way: a fixed 2-D sin-cos table (lesson 02).
+#
+# ### The cell contrast, exactly
+#
+# Take the pairs of positions one step apart along a row or a column. Some lie inside one cell; the
+# others straddle a cell boundary. The contrast is the mean cosine similarity of the pairs inside
+# minus that of the pairs across. We do the same for the pairs one step apart diagonally and average
+# the two contrasts: more pairs, so less of it is chance. Inside and across, the pairs of one kind
+# have the same mix of offsets. So a table whose similarity depends only on the offset scores
+# exactly 0. A smooth layout that is not the same everywhere (ramps along the rows, say) need not.
+#
+# ### Two controls
+#
+# Two controls check the reasons given above.
+#
+# First, train the σ = 1 model with its table *frozen* at the random draw. If the model learns the
+# task by reading the random vectors, it learns it without training them too. In 300 steps it ends
+# far above chance (1/9), if not always as high as with the table trained.
+#
+# Second, train the zero table on the same images with the labels shuffled. If the cell structure
+# comes from the labels being tied to where the shape is, far less should group. With shuffled labels
+# there is nothing to learn, so the loss stays at $\ln 9 = 2.20$. The table still moves (its
+# $|\Delta|$ is printed beside the true-label run's), and it groups far less by cell. We do not test
+# it against a null, so we do not say it is none. This shows that the grouping needs something to
+# learn. It cannot single out the tie between label and cell by itself: exercise 5 asks for a sharper
+# control.
 
 # %% tags=["nbval-ignore-output"]
 torch.manual_seed(SEED)
@@ -242,38 +293,22 @@ print(f"init zeros, trained on shuffled labels: loss {loss_shuffled:.2f} (ln 9 =
       f"|Δ| {unlinked.pos.table[0].detach().norm(dim=-1).mean():.2f} (true labels: {delta_norm['zeros']:.2f}), "
       f"cell contrast {cell_shuffled:.2f} (true labels: {cell_delta['zeros']:.2f})")
 
-# %%
-lesson.claim("the large table fits the task", accuracy["1.0"], ">", 0.7)
-lesson.claim("it learns sooner than 0.02: ahead over the run", over_run["1.0"] - over_run["0.02"], ">", 0.1)
 lesson.claim("and learns the task without training the table, far above chance (1/9)", accuracy_frozen, ">", 0.4)
-lesson.claim("the large table gains no layout in training", abs(structure["1.0"][-1] - structure["1.0"][0]), "<", 0.03)
-lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1)
-lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1)
-lesson.claim("what training adds groups positions by cell, above its null", {k: cell_delta[k] - null_delta[k] for k in ("zeros", "0.02")}, ">", 0)
 lesson.claim("with labels not tied to the cell, far less groups", cell_delta["zeros"] - cell_shuffled, ">", 0.1)
-viz.plot_history(histories, chance=1 / 9)
-
-# %%
-fig = viz.similarity_grid(snapshots["zeros"][-1][1], grid, title="init zeros, after training")
-fig
-
-# %%
-viz.similarity_grid(snapshots["0.02"][-1][1], grid, title="init 0.02, after training")
-
-# %%
-viz.similarity_grid(delta["1.0"], grid, title="init 1.0: what training added (Δ)")
 
 # %% [markdown]
-# ## A new resolution: resample the table
+# ### A new resolution: resample the table
 #
 # At 36×36 pixels the same patches make a 9×9 grid, and the table has 36 vectors for 81 positions.
 # The table is treated as a 6×6 image with 64 channels and resized. The original ViT code does it
-# linearly (`scipy.ndimage.zoom(posemb_grid, zoom, order=1)` in `vit_jax/checkpoint.py`); DeiT and
-# timm resize bicubically, and so does `minivit`. Bicubic resampling of the same grid is the
-# identity. PyTorch's antialiased resize (timm's default) is not the same bicubic: its cubic
-# kernel has the parameter a = −0.5 (PIL's) where the plain one has a = −0.75, at every new size,
-# and when shrinking it is also stretched over more of the old grid. Resampling a single spike
-# shows each kernel, which we check against Keys' cubic formula.
+# linearly (`scipy.ndimage.zoom(posemb_grid, zoom, order=1)` in `vit_jax/checkpoint.py`). DeiT and
+# timm resize bicubically, and so does `minivit`. Bicubic resampling onto the same grid is the
+# identity.
+#
+# PyTorch's antialiased resize (timm's default) is not the same bicubic. Its cubic kernel has the
+# parameter a = −0.5 (PIL's) where the plain one has a = −0.75, at every new size. When shrinking it
+# is also stretched over more of the old grid. Resampling a single spike shows each kernel, which we
+# check against Keys' cubic formula.
 
 # %% tags=["nbval-ignore-output"]
 table = models["zeros"].pos.table[0].detach()
@@ -306,10 +341,10 @@ print("the spike, doubled:", [round(v, 3) for v in plain[10:14].tolist()], "plai
 # %% [markdown]
 # The model resamples its table by itself whenever it meets a new grid, so evaluating at 36 px is
 # one call (`pos.antialias` picks the resize). Which of our three models keeps more of its accuracy
-# at 36 px is not settled by 300 steps on one seed: it changes from seed to seed, and a σ = 1 table
-# sometimes survives the resize better than you would expect of 36 unrelated vectors (bicubic
-# interpolation of a table blends neighbouring vectors, and the model may lean on only part of it).
-# Lessons 07 and 08 measure this over several seeds and longer runs.
+# at 36 px is not settled by 300 steps on one seed: it changes from seed to seed. A σ = 1 table
+# sometimes survives the resize better than 36 unrelated vectors would. Bicubic interpolation blends
+# neighbouring vectors, and the model may lean on only part of the table. Lessons 07 and 08 measure
+# this over several seeds and longer runs.
 
 # %% tags=["nbval-ignore-output"]
 big = where(1000, seed=SEED + 1, image_size=36)
@@ -321,34 +356,22 @@ models["zeros"].pos.antialias = False
 print(f"init zeros at 36 px, antialiased bicubic: {at_36_aa:.2f}")
 
 # %% [markdown]
-# ## Try it: initialisation, training step, position
-#
-# Pick an initialisation and a snapshot of its training: the left panel is one position's
-# similarity to all others, the right every position's (each drawn at its place on the grid).
-
-# %% tags=["nbval-ignore-output"]
-widgets.learned_explorer(snapshots, grid)
-
-# %% [markdown]
 # ## What we covered
 #
-# - A learned encoding is a table of vectors, one per position, added to the tokens; nothing in it
+# - A learned encoding is a table of vectors, one per position, added to the tokens. Nothing in it
 #   says which positions are neighbours.
 # - The usual starts: 0.02 (ViT, timm; `minivit`'s `trunc_normal` cuts at ±2σ), σ = 1
 #   (`torch.randn`, `nn.Embedding`) and zeros.
-# - Started large (σ = 1), the random vectors already tell the positions apart: the model fits the
-#   task with them, learns it far above chance with the table frozen too, and the table keeps no
-#   layout. What training
-#   adds is a few percent of the table.
+# - Started large (σ = 1), the random vectors already tell the positions apart. The model learns the
+#   task with them, far above chance even with the table frozen, and the table keeps no layout. What
+#   training adds is a few percent of the table.
 # - Started small or at zero, the table becomes what training adds. On this task that groups
-#   positions by cell (pairs inside a cell more alike than pairs the same step apart across a
-#   boundary, which no layout that depends on the offset alone does). With the labels shuffled, so that there is
-#   nothing to learn, far less groups: the grouping needs the task. How much smooth 2-D structure
-#   the 0.02 table gains depends on the seed.
-# - At a new resolution the table is resampled: linearly in ViT's code, bicubically in DeiT, timm
-#   and `minivit`, where the antialiased resize uses another cubic kernel. Which table survives that
-#   is a question for longer runs and several seeds: lesson 07 takes the initial scale further, on
-#   the Latin square task, and lesson 08 measures resolution.
+#   positions by cell: pairs inside a cell are more alike than pairs the same step apart across a
+#   boundary. No layout that depends on the offset alone does that. With the labels shuffled, far less
+#   groups: the grouping needs the task.
+# - At a new resolution the table is resampled: linearly in ViT's code, bicubically in DeiT, timm and
+#   `minivit`. The antialiased resize uses another cubic kernel. Lesson 07 takes the initial scale
+#   further, on the Latin square task, and lesson 08 measures resolution.
 
 # %% [markdown]
 # ## Exercises
@@ -410,7 +433,7 @@ exercises.check("03.9", answer_03_9)
 # | claim | assert | fails when |
 # |---|---|---|
 # | σ = 1 dominates the patch tokens, 0.02 does not, zeros is nothing | `assert table_norms["zeros"] == 0 and table_norms["0.02"] < token_norm < table_norms["1.0"]` | the σ = 1 model is drawn with σ = 0.02 |
-# | the σ = 1 model fits the task in 300 steps, and sooner than 0.02: ahead in mean test accuracy over the run | `lesson.claim("the large table fits the task", accuracy["1.0"], ">", 0.7)` `lesson.claim("it learns sooner than 0.02: ahead over the run", over_run["1.0"] - over_run["0.02"], ">", 0.1)` | the σ = 1 model gets the 0.02 start |
+# | the σ = 1 model learns the task from its random table, far above chance (1/9) in 300 steps | `lesson.claim("the large table learns the task, far above chance (1/9)", accuracy["1.0"], ">", 0.4)` | the σ = 1 model gets the 0.02 start |
 # | it learns the task far above chance with the random table as it is | `lesson.claim("and learns the task without training the table, far above chance (1/9)", accuracy_frozen, ">", 0.4)` | the frozen table is zeros (chance, 1/9) |
 # | the σ = 1 table keeps no layout: training leaves its structure where the random draw put it | `lesson.claim("the large table gains no layout in training", abs(structure["1.0"][-1] - structure["1.0"][0]), "<", 0.03)` | the 0.02 table is measured instead |
 # | what training adds to it is small beside its start, and outgrows the 0.02 start | `lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1)` `lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1)` | the two starts swap (σ = 1 for the 0.02 model and back) |

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
@@ -16,24 +18,20 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/minivit-course/minivit/blob/main/lessons/11_looking_inside.ipynb)
 #
-# The earlier lessons explained each encoding by its formula. This one takes eight trained models,
-# one per encoding, and *measures* where position is inside them: in which terms of an attention
-# score, whether a score depends on the offset between two patches or on where they are, which way
-# round, whether the tokens themselves end up knowing where they are, and how far each head looks.
+# The earlier lessons explained each encoding by its formula. This one opens up eight trained
+# models, one per encoding, and *measures* where position sits inside them. The one result: **an
+# added encoding puts position in the tokens, so a score depends on where two patches are; RoPE,
+# relative bias and ALiBi put it in the score itself, and there it depends on the offset alone.**
 # The same measurements work on any ViT of your own (`minivit.analysis`).
 #
 # **What you will learn**
-# - how an attention score splits into content·content, content·position, position·content and
-#   position·position terms for an additive encoding, and how much each carries in a trained model;
-# - the offset-only test: put one content vector at every patch and see whether the score depends
-#   on the offset alone (RoPE, ALiBi, relative bias) or on absolute position too (learned, sinusoidal);
-# - the direction test: is the score for an offset the same as for its opposite?
-# - linear probes: reading (row, column) out of the tokens; how the conditional encoding (PEG)
-#   gets absolute position from a convolution's zero padding, and how position leaks into RoPE
-#   models after a block;
-# - mean attention distance per block and head.
+# - how an attention score splits into content and position terms, and how much each carries;
+# - the offset-only test: one content vector at every patch, and does the score depend on the offset alone?
+# - the direction test: does a head score an offset and its opposite alike?
 #
-# Runs top to bottom in two to three minutes on 2 CPU cores (most of it training).
+# Going deeper: linear probes that read position out of the tokens, how PEG gets position from a
+# convolution's zero padding, how position leaks into RoPE models, and how far each head looks.
+# Runs top to bottom in about two minutes on 2 CPU cores (most of it training).
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
@@ -65,10 +63,9 @@ SEED = lesson.setup()  # seed and threads from MINIVIT_SEED, MINIVIT_THREADS (de
 # ## Eight models, one task
 #
 # The `where` task on a 4×4 layout: one shape in one of 16 cells, and the answer is the cell. With
-# 8-pixel patches each cell is exactly one patch, so a patch's pixels say nothing about where it is:
-# whatever a model knows about position comes from its encoding. We train a tiny ViT (width 32,
-# 2 blocks, 8 heads, mean pooling) with each of the eight encodings for 700 steps, about 6 seconds
-# each.
+# 8-pixel patches each cell is exactly one patch. So a patch's pixels say nothing about where it is,
+# and whatever a model knows about position comes from its encoding. We train a tiny ViT (width 32,
+# 2 blocks, 8 heads, mean pooling) with each of the eight encodings for 700 steps.
 
 # %% tags=["nbval-ignore-output"]
 ENCODINGS = ["none", "learned", "sincos2d", "relative", "rope-axial", "rope-mixed", "alibi2d", "peg"]
@@ -87,44 +84,63 @@ print("held-out accuracy (chance 1/16 = 0.06):", {name: round(a, 2) for name, a 
 # %%
 chance = 1 / 16
 lesson.claim("without position every cell looks alike", accuracy["none"], "<", chance + 0.04)
-lesson.claim("six of the others solve the task", {name: accuracy[name] for name in ENCODINGS if name not in ("none", "alibi2d")}, ">", 0.75)
+lesson.claim("five of the others solve the task", {name: accuracy[name] for name in ENCODINGS if name not in ("none", "alibi2d", "relative")}, ">", 0.75)
 lesson.claim("alibi2d at most 3/16", accuracy["alibi2d"], "<", 3 / 16 + 0.03)
-print("none at chance; learned, sincos2d, relative, both RoPEs and PEG solve it; alibi2d at most 3/16")
+print("none at chance; learned, sincos2d, both RoPEs and PEG solve it; alibi2d at most 3/16")
 
 # %% [markdown]
-# `none` cannot do better than chance: moving the shape to another cell only moves a patch
-# (lesson 00). ALiBi-2D cannot do much better either. Its bias depends on the distance between two
-# patches, which stays the same when the grid is mirrored or turned, so with mean pooling the model
-# gives the same answer for a scene and for the same patches moved by a mirror or turn of the grid
-# (lesson 06). It cannot tell the 4 corners apart, nor the 8 edge cells, nor the 4 centre cells: at
-# best it is right (4·¼ + 8·⅛ + 4·¼)/16 = 3/16 of the time in expectation, which 2000 test images
-# measure to about ±0.01. In 700 steps it sometimes gets close to that, sometimes learns nothing;
-# the two properties of ALiBi measured below hold for any weights, so they hold for this model too.
-# How far each model gets in 700 steps varies with the seed (the margin sweep, `lessons/CLAIMS.md`,
-# ran this lesson over many seeds). Apart from `none`, which has no position at all, the `peg` model is
-# the only one with no position anywhere in block 0, neither in its tokens nor in its scores: its
-# convolution acts after the first block, as in Chu et al. (2021).
+# ## Look first
+#
+# Pick an encoding, a block, a head and a query patch. Left: the head's attention from the query on
+# a held-out image. Middle: its scores when the query's content is put at *every* patch, so only
+# position differs. Right: those scores averaged by offset, with the fraction the offset does not
+# explain. Move the query: for RoPE and ALiBi the middle map moves with it unchanged (up to the
+# border); for `learned` it changes shape. For `peg`, choose block 1. The rest of the lesson
+# measures what this shows.
+
+# %% tags=["nbval-ignore-output"]
+widgets.inside_explorer(models, test.images[:8], encoding="rope-axial")
+
+# %% [markdown]
+# `none` cannot beat chance: moving the shape to another cell only moves a patch (lesson 00).
+# ALiBi-2D cannot do much better. Its bias depends on the distance between two patches, which a
+# mirror or a turn of the grid keeps. So with mean pooling it gives the same answer for a scene and
+# its mirror image (lesson 06). It cannot tell the 4 corners apart, nor the 8 edge cells, nor the 4
+# centre cells. At best it is right (4·¼ + 8·⅛ + 4·¼)/16 = 3/16 of the time. In 700 steps it
+# sometimes gets close to that and sometimes learns nothing. The two properties of ALiBi measured
+# below hold for any weights, so they hold for this model too.
+#
+# The relative-bias model takes one of two routes, depending on the seed: it solves the task like
+# the five others (its accuracy is printed above), or it stays near chance for all 700 steps. So we
+# make no claim about its accuracy. Its offset-only test below holds for any bias table, so it
+# holds on either route.
+#
+# How far each model gets in 700 steps varies with the seed. Apart from `none`, `peg` is the only
+# model with no position anywhere in block 0: its convolution acts after the first block, as in Chu
+# et al. (2021).
 
 # %% [markdown]
 # ## Where position enters a score
 #
 # A head scores query $i$ against key $j$ with $s_{ij} = q_i \cdot k_j / \sqrt{d} + b_{ij}$. Position
-# can enter at three places (lessons 02–06): added to the tokens before $q$ and $k$ are made
-# (`learned`, `sincos2d`, `peg`), as a rotation of $q$ and $k$ (RoPE), or as a bias $b_{ij}$
-# (`relative`, `alibi2d`). For an additive encoding the token is content plus position,
-# $x_i = c_i + e_i$, and $q$ and $k$ are affine in it (a pre-LN block's LayerNorm is linear once its
-# per-token scale is fixed, and that scale depends on $c_i + e_i$ together), so the score splits
-# into four terms (Ke et al. 2021, arXiv 2006.15595), with the projections' and LayerNorm's biases
-# counted in the content terms:
+# can enter at three places (lessons 02–06):
+#
+# - added to the tokens before $q$ and $k$ are made (`learned`, `sincos2d`, `peg`);
+# - as a rotation of $q$ and $k$ (RoPE);
+# - as a bias $b_{ij}$ (`relative`, `alibi2d`).
+#
+# For an additive encoding the token is content plus position, $x_i = c_i + e_i$. So the score
+# splits into four terms (Ke et al. 2021, arXiv 2006.15595):
 #
 # $$s_{ij} = \underbrace{q(c_i)\cdot k(c_j)}_{\text{content·content}} + \underbrace{q(c_i)\cdot k(e_j)}_{\text{content·position}}
 #  + \underbrace{q(e_i)\cdot k(c_j)}_{\text{position·content}} + \underbrace{q(e_i)\cdot k(e_j)}_{\text{position·position}} \quad(\text{each} / \sqrt d).$$
 #
-# `analysis.logit_terms` makes the split from the model's own weights, and gives each term's share
-# of the summed spread over the keys (the mean absolute deviation of each term from its mean over
-# keys, since softmax ignores a constant per query; terms that cancel each other both count). We
-# check that the terms add up to the block's logits, and look at block 0 of the two additive models
-# on 200 held-out images, trained and, beside them, untrained copies (the same initialisation).
+# (A pre-LN block's LayerNorm is linear once its per-token scale is fixed, and the projections' and
+# LayerNorm's biases count in the content terms.) `analysis.logit_terms` makes the split from the
+# model's own weights. It gives each term's share of the spread over the keys: how much the term
+# varies from key to key, which is what the softmax sees. We check that the terms add up to the
+# block's logits. Then we look at block 0 of the two additive models on 200 held-out images,
+# trained and, beside them, untrained copies.
 
 # %% tags=["nbval-ignore-output"]
 images = test.images[:200]
@@ -149,32 +165,35 @@ lesson.claim("mixed terms carry a part of the spread in the additive models", {n
 viz.term_shares({name: shares[name] for name in ("learned", "sincos2d")})
 
 # %% [markdown]
-# In both models, most of the spread of a block-0 score from key to key is in terms with position in
-# them, and so it was before training: in the untrained copies too the position terms carry most of
-# it and the mixed terms a part (the shares among them move with training). Part of that is
-# probably the task (exercise 3 asks how much): 15 of the 16 patches are black, so content hardly
-# differs between keys. The mixed terms
-# (content·position, position·content) carry a sizeable share too; Ke et al. argued that they mix
-# two unrelated kinds of information and removed them (TUPE). The figure gives the trained models'
-# shares head by head: they differ from head to head.
+# In both models most of the spread of a block-0 score is in terms with position in them. So it
+# was before training too: in the untrained copies the position terms also carry most of it, and the
+# mixed terms a part. Part of that is probably the task (exercise 3 asks how much): 15 of the 16
+# patches are black, so content hardly differs between keys. The mixed terms (content·position,
+# position·content) carry a sizeable share. Ke et al. argued that they mix two unrelated kinds of
+# information, and removed them (TUPE). The figure gives the trained models' shares head by head:
+# they differ from head to head.
 
 # %% [markdown]
 # ## Offset only? The same content at every position
 #
-# To see what position alone does to a score, take content out: put one content vector $c$ at every
+# To see what position alone does to a score, take content out. Put one content vector $c$ at every
 # patch, let the encoding do what it does, and score (`analysis.same_content_scores`). Whatever
 # $s_{ij}$ now does across the grid comes from position. If it depends on the offset
 # $(r_i - r_j, c_i - c_j)$ alone, all pairs at one offset score the same.
 # `analysis.offset_dependence` measures the variance left *within* offsets, as a fraction of the
-# total:
+# total. **0 means offset-only**; 1 means the offset explains nothing:
 #
 # $$\text{fraction} = \frac{\operatorname{mean}_{ij}\,\big(s_{ij} - \bar s_{\text{offset}(i,j)}\big)^2}{\operatorname{var}_{ij}\, s_{ij}} .$$
 #
-# RoPE: $R_i q \cdot R_j k = q \cdot R_{j-i} k$, a function of the offset by construction. ALiBi and
-# relative bias: $q\cdot k$ is the same for every pair, plus a bias indexed by the offset. Additive
-# encodings: $q(c + e_i)\cdot k(c + e_j)$ depends on $e_i$ and $e_j$ each, and nothing forces it to
-# depend on their offset only. As content we take what the shape patch of 8 held-out images brings to
-# each block. The direction test comes next; both are drawn in one figure after it.
+# What to expect:
+#
+# - RoPE: $R_i q \cdot R_j k = q \cdot R_{j-i} k$, a function of the offset by construction.
+# - ALiBi and relative bias: $q\cdot k$ is the same for every pair, plus a bias indexed by the offset.
+# - Additive encodings: $q(c + e_i)\cdot k(c + e_j)$ depends on $e_i$ and $e_j$ each. Nothing forces
+#   it to depend on their offset only.
+#
+# As content we take what the shape patch of 8 held-out images brings to each block. The direction
+# test comes next; one figure after it draws both.
 
 # %% tags=["nbval-ignore-output"]
 shown, cells = test.images[:8], test.labels[:8]  # the label is the shape's cell, which is its patch
@@ -204,27 +223,30 @@ assert not offset_test["none", 0]["varies"].any() and not offset_test["none", 1]
 print("relative, RoPE, ALiBi: offset only, to float rounding; learned and sincos2d (block 0), peg (block 1): not")
 
 # %% [markdown]
-# For `relative`, both RoPEs and `alibi2d` every head's score varies across the grid, and what is
-# left within an offset is zero or float rounding (about $10^{-14}$ of the variance). For
-# `learned` and `sincos2d` in block 0, a large part of the variance is *not* explained by the offset:
-# the same two patches moved together score differently. In block 1 their scores are flat: the
-# encoding was added once, before block 0, and from then on position travels inside the tokens,
-# which this test replaces by one vector. `peg` acts before block 1, and its scores there depend on
-# where the patches are, not only on their offset: a convolution with zero padding treats border
-# patches differently (more on this below). `none` is flat everywhere.
+# For `relative`, both RoPEs and `alibi2d`, every head's score varies across the grid. What is
+# left within an offset is zero, or float rounding (about $10^{-14}$ of the variance). For `learned`
+# and `sincos2d` in block 0, a large part of the variance is *not* explained by the offset: the same
+# two patches moved together score differently. In block 1 their scores are flat. The encoding was
+# added once, before block 0, and from then on position travels inside the tokens, which this test
+# replaces by one vector. `peg` acts before block 1, and its scores there depend on where the patches
+# are: a convolution with zero padding treats border patches differently (Going deeper). `none` is
+# flat everywhere.
 
 # %% [markdown]
 # ## Which way round? The direction test
 #
-# Take $T(d)$, the mean same-content score at offset $d$. Is $T(d) = T(-d)$: does a head score the key
-# to the right of the query as it scores the key to the left? `analysis.direction_asymmetry` is the
-# share of $T$'s variance in its part that is odd in $d$: 0 when symmetric, 1 when
-# $T(d) = -T(-d)$. ALiBi's $-m\lVert d\rVert$ is symmetric by construction. RoPE's
-# $q \cdot R_d\, k$ has a sine part, odd in $d$, unless $q$ and $k$ are parallel in every rotation
-# plane. Any table's dot products $e_i \cdot e_j$ are symmetric, since swapping $i$ and $j$ turns $d$
-# into $-d$; what the 2-D sinusoid adds is that $e_i \cdot e_j$ depends on the offset alone (a sum of
-# cosines, lesson 02), which a random table's does not. But a model scores
-# $W_q e_i \cdot W_k e_j$, and with $W_q \ne W_k$ that need not be symmetric.
+# Take $T(d)$, the mean same-content score at offset $d$. Does a head score the key to the right of
+# the query as it scores the key to the left: is $T(d) = T(-d)$? `analysis.direction_asymmetry` is
+# the share of $T$'s variance in its part that is odd in $d$. It is 0 when symmetric and 1 when
+# $T(d) = -T(-d)$.
+#
+# - ALiBi's $-m\lVert d\rVert$ is symmetric by construction.
+# - RoPE's $q \cdot R_d\, k$ has a sine part, odd in $d$, unless $q$ and $k$ are parallel in every
+#   rotation plane.
+# - Any table's dot products $e_i \cdot e_j$ are symmetric: swapping $i$ and $j$ turns $d$ into
+#   $-d$. What the 2-D sinusoid adds is that $e_i \cdot e_j$ depends on the offset alone (a sum of
+#   cosines, lesson 02); a random table's does not. But a model scores $W_q e_i \cdot W_k e_j$, and
+#   with $W_q \ne W_k$ that need not be symmetric.
 
 # %% tags=["nbval-ignore-output"]
 pe = sincos_2d(grid, config.dim)
@@ -246,26 +268,38 @@ odd = torch.tensor([[asymmetry[n, b].mean() for b in range(config.depth)] for n 
 viz.score_tests(fraction, odd, ENCODINGS, varies)
 
 # %% [markdown]
-# ALiBi-2D is exactly symmetric: it cannot tell left from right, which is why it cannot solve
-# lesson 06's relation task. (That it cannot tell a cell from its mirror image either follows from its
-# bias depending on the length of the offset alone, which a mirror keeps; this test checks the half
-# turn $d \to -d$ only.) The RoPE models, the relative bias and the learned table score an offset and
-# its opposite differently, and so does the `sincos2d` model, although its encoding's own dot
-# product is symmetric. For the learned and `sincos2d` models read this with the offset-only test
-# beside it: their scores are not functions of the offset (left), so "an offset and its opposite"
-# compares averages over many pairs of places, not one score with another.
+# ALiBi-2D is exactly symmetric: it cannot tell left from right. That is why it cannot solve
+# lesson 06's relation task. It cannot tell a cell from its mirror image either, since its bias
+# depends on the length of the offset alone; this test checks only the half turn $d \to -d$. The
+# RoPE models, the relative bias and the learned table score an offset and its opposite differently.
+# So does the `sincos2d` model, although its encoding's own dot product is symmetric. For the learned
+# and `sincos2d` models, read this with the offset-only test beside it. Their scores are not
+# functions of the offset (left), so "an offset and its opposite" compares averages over many pairs
+# of places, not one score with another.
 #
 # Left: the offset-only test; right: the direction test, per encoding and block ("flat": the score
 # does not vary with position at all).
 
 # %% [markdown]
-# ## Position in the tokens: linear probes
+# ## What to remember
 #
-# Scores are one place to look; the tokens are another. A linear probe (Alain & Bengio 2016,
-# arXiv 1610.01644) fits a linear map from each patch's token to its row and column on the tokens
-# of 256 held-out images and is scored on 256 others: how often the row (and the column) it reads is
-# right, chance 1/4, and the $R^2$ of the coordinates. We probe three stages: the input of block 0
-# (after the encoding added what it adds) and the outputs of blocks 0 and 1.
+# - An added encoding (learned, sinusoidal) puts position in the tokens. A score then depends on
+#   where the two patches are, not only on their offset.
+# - RoPE, relative bias and ALiBi put position in the score, and there it depends on the offset
+#   alone: exactly, for any weights.
+# - ALiBi's score is also symmetric in the offset, so it cannot tell left from right; RoPE's and
+#   relative bias's need not be.
+
+# %% [markdown]
+# ## Going deeper
+#
+# ### Position in the tokens: linear probes
+#
+# Scores are one place to look; the tokens are another. A linear probe (Alain & Bengio 2016, arXiv
+# 1610.01644) fits a linear map from each patch's token to its row and column. It is fitted on the
+# tokens of 256 held-out images and scored on 256 others: how often the row (and the column) it
+# reads is right, chance 1/4, and the $R^2$ of the coordinates. We probe three stages: the input of
+# block 0 (after the encoding added what it adds) and the outputs of blocks 0 and 1.
 
 # %% tags=["nbval-ignore-output"]
 probe_train = make_task("where", 256, cells=4, seed=SEED + 2).images
@@ -281,21 +315,21 @@ lesson.claim("a probe reads position out of learned and sincos2d from the start"
 viz.probe_stages(probes)
 
 # %% [markdown]
-# Out of `none` the probe reads nothing at any stage: the control. Out of `learned` and `sincos2d`
-# it reads position from the start, since the encoding was added to the tokens. The other lines
-# start at chance, since none of those encodings adds anything before block 0, and then some of
+# Out of `none` the probe reads nothing at any stage: the control. Out of `learned` and
+# `sincos2d` it reads position from the start, since the encoding was added to the tokens. The other
+# lines start at chance, since none of those encodings adds anything before block 0. Then some of
 # them rise. Two questions: where does `peg`'s position come from, and how do the relative-bias and
 # RoPE models get any?
 
 # %% [markdown]
-# ## PEG: position from a convolution's zero padding
+# ### PEG: position from a convolution's zero padding
 #
 # The conditional positional encoding of Chu et al. (2021, arXiv 2102.10882) has no table and no
 # formula of the grid. After block 0, its Position Encoding Generator lays the tokens back on their
 # grid and adds a depthwise 3×3 convolution: $x + \mathrm{DWConv}(x)$. A convolution does the same
-# thing everywhere; the one place it cannot is the border, where its zero padding puts zeros where a
-# neighbour would be. Islam et al. (2020, arXiv 2001.08248) showed that CNNs learn absolute position
-# this way, and Chu et al. note that PEG's zero padding is what lets it know absolute position.
+# thing everywhere, except at the border, where its zero padding puts zeros where a neighbour would
+# be. Islam et al. (2020, arXiv 2001.08248) showed that CNNs learn absolute position this way. Chu et
+# al. note that PEG's zero padding is what lets it know absolute position.
 #
 # First, a blank image: every patch has the same content. How many different tokens come out of
 # each block?
@@ -318,18 +352,18 @@ assert all(counts[name] == [1, 1] for name in ("none", "relative", "rope-axial",
 assert all(counts[name] == [16, 16] for name in ("learned", "sincos2d"))
 
 # %% [markdown]
-# On a 4×4 grid a 3×3 convolution with zero padding tells row 0, row 3 and the two inner rows apart
-# (rows 1 and 2 both have neighbours above and below), and the same for columns: 3 × 3 = 9 kinds of
-# patch, the 9 different tokens after block 1. Before it acts, after block 0, all 16 tokens are
-# the same. The relative-bias, RoPE and ALiBi models give 1: attention averages values, and when every
-# value is the same any weights give the same average. Their border needs content that differs
-# (next section).
+# On a 4×4 grid a 3×3 convolution with zero padding tells row 0, row 3 and the two inner rows
+# apart (rows 1 and 2 both have neighbours above and below). The same holds for columns: 3 × 3 = 9
+# kinds of patch, the 9 different tokens after block 1. Before it acts, after block 0, all 16 tokens
+# are the same. The relative-bias, RoPE and ALiBi models give 1. Attention averages values, and when
+# every value is the same, any weights give the same average. Their border needs content that
+# differs (next section).
 #
 # Now the probe on `peg`, and the same model with its convolution's padding changed from zeros to
-# *circular* (the grid wraps around, so no patch is at a border): nothing else changes. With
-# circular padding every part of the model does the same at every patch and to its cyclic
-# neighbours, so shifting the image by one patch (what falls off the right comes in at the left)
-# must leave the mean-pooled answer exactly as it was; with zero padding it need not.
+# *circular*: the grid wraps around, so no patch is at a border. Nothing else changes. With circular
+# padding every part of the model does the same at every patch and to its cyclic neighbours. So
+# shifting the image by one patch (what falls off the right comes in at the left) must leave the
+# mean-pooled answer exactly as it was. With zero padding it need not.
 
 # %% tags=["nbval-ignore-output"]
 peg = models["peg"].eval()
@@ -362,26 +396,26 @@ lesson.claim("with circular padding a probe reads no position out of peg", (wrap
 lesson.claim("with circular padding peg is at chance on the task", wrapped_accuracy, "<", chance + 0.04)
 
 # %% [markdown]
-# Before the convolution the probe reads nothing; after it, it reads the row and the column most of
-# the time, close to 3/4 (¼ + ¼ + ½·½ if the 9 kinds of patch were all it had: they leave rows 1
+# Before the convolution the probe reads nothing. After it, it reads the row and the column most
+# of the time, close to 3/4: ¼ + ¼ + ½·½ if the 9 kinds of patch were all it had (they leave rows 1
 # and 2, and columns 1 and 2, hard to tell apart). With circular padding the same trained weights
-# give answers that do not change when the image is shifted around the wrap (to float rounding),
-# tokens the probe reads nothing out of, and a task at chance: every patch then has neighbours on
-# all sides, and the model treats every cell alike. PEG's absolute position *is* the zero padding.
+# give answers that do not change when the image is shifted around the wrap (to float rounding).
+# The probe reads nothing out of the tokens, and the task is at chance: every patch then has
+# neighbours on all sides, and the model treats every cell alike. PEG's absolute position *is* the
+# zero padding.
 
 # %% [markdown]
-# ## Position that leaks in at the border
+# ### Position that leaks in at the border
 #
 # The relative-bias and RoPE models add nothing to the tokens (the probe reads nothing at the input
-# of block 0) and their scores are offset-only. Yet all three solve `where` (above), a task about
-# absolute position. For these models one position differs from another only in which offsets its
-# keys lie at, and that is set by the edge of the grid: a query in a corner has keys on one side
-# only, a central query on all sides. Were the grid to wrap around like the circular padding above
-# (scores depending on the offset taken around the wrap), every patch would see the same offsets,
-# each block would commute with shifting the image, and mean pooling would give every cell the same
-# answer, as the circular PEG just did (shown here for PEG only). When contents differ (the shape,
-# the black patches), a softmax over a different set of offsets gives a different mixture, so a
-# token's output can depend on where it is. The probe on the block outputs:
+# of block 0), and their scores are offset-only. Yet the RoPE models solve `where`, a task about
+# absolute position (and the relative-bias model, when it leaves its plateau). For these models one position differs from another only in which offsets its keys lie
+# at, and that is set by the edge of the grid. A query in a corner has keys on one side only; a
+# central query has them on all sides. Were the grid to wrap around, every patch would see the same
+# offsets. Each block would then commute with shifting the image, and mean pooling would give every
+# cell the same answer, as the circular PEG just did (shown here for PEG only). When contents differ
+# (the shape, the black patches), a softmax over a different set of offsets gives a different
+# mixture. So a token's output can depend on where it is. The probe on the block outputs:
 
 # %% tags=["nbval-ignore-output"]
 for name in ("relative", "rope-axial", "rope-mixed", "alibi2d"):
@@ -390,25 +424,25 @@ lesson.claim("the offset-only models carry no position into block 0", {name: (pr
 lesson.claim("the RoPE models carry position after a block", {name: read[name][1:].max() for name in ("rope-axial", "rope-mixed")}, ">", base + 0.15)
 
 # %% [markdown]
-# After a block or two the probe reads row and column well above chance out of both RoPE models:
-# absolute position has leaked into their tokens. That it came by the edge of the grid is the
-# argument above, not a measurement: it is the only route these models have, and the circular PEG
-# shows what closing it does to one model; the probe itself measures only that the position is
-# there (and the blank image above shows that it needs differing content). The relative-bias
-# and `alibi2d` models have the same route; how much the probe reads out of them varies with the
-# seed (compare the printout under another `MINIVIT_SEED`), so we make no claim about them.
+# After a block or two the probe reads row and column well above chance out of both RoPE
+# models: absolute position has leaked into their tokens. That it came by the edge of the grid is
+# the argument above, not a measurement. It is the only route these models have, and the circular
+# PEG shows what closing it does to one model. The probe itself measures only that the position is
+# there (and the blank image above shows that it needs differing content). The relative-bias and
+# `alibi2d` models have the same route. How much the probe reads out of them varies with the seed
+# (compare the printout under another `MINIVIT_SEED`), so we make no claim about them.
 
 # %% [markdown]
-# ## How far each head looks
+# ### How far each head looks
 #
 # The mean attention distance of a head (Dosovitskiy et al. 2021, arXiv 2010.11929, Fig. 7) is the
-# attention-weighted distance from a query patch to the keys, averaged over queries and images; on
-# this 4×4 grid uniform attention gives 2.008 patches, the mean distance between two patches drawn
-# independently (a patch with itself included).
-# `analysis.mean_attention_distances` gives it per block and head. Two exact anchors first, on the
-# blank image, where attention sees position only: `none` attends uniformly, and ALiBi's head with
-# slope $m$ attends with $\mathrm{softmax}_j(-m\,d_{ij})$, so its distance is
-# $\operatorname{mean}_i \sum_j \mathrm{softmax}_j(-m\,d_{ij})\,d_{ij}$ whatever the weights.
+# attention-weighted distance from a query patch to the keys, averaged over queries and images. On
+# this 4×4 grid uniform attention gives 2.008 patches: the mean distance between two patches drawn
+# independently (a patch with itself included). `analysis.mean_attention_distances` gives it per
+# block and head. Two exact anchors first, on the blank image, where attention sees position only.
+# `none` attends uniformly. ALiBi's head with slope $m$ attends with $\mathrm{softmax}_j(-m\,d_{ij})$,
+# so its distance is $\operatorname{mean}_i \sum_j \mathrm{softmax}_j(-m\,d_{ij})\,d_{ij}$ whatever
+# the weights.
 
 # %% tags=["nbval-ignore-output"]
 d = analysis.grid_distances(grid)  # (N, N) in patches
@@ -433,43 +467,29 @@ lesson.claim("a trained RoPE model has heads that look farther than uniform", ma
 viz.attention_distances(distances, uniform=uniform)
 
 # %% [markdown]
-# With content the same everywhere ALiBi's bias alone can only pull attention nearer than uniform
-# (with real content, any model's learned q·k can push it farther, an ALiBi model's too). A learned
-# score can also push it farther: in the RoPE models some block-0 heads look farther than uniform
-# attention would, preferring far patches to near ones, by half a patch or more in at least one of
-# the two (asserted for the farther of the two); in the committed
-# run one or more of the sinusoidal model's heads go some way past uniform too. Which heads look near or far, and how much,
-# changes from model to model and seed to seed (run the lesson with `MINIVIT_SEED=1` and `2`); at
-# 16 patches and 700 steps we do not read more into it.
-
-# %% [markdown]
-# ## Try it: encoding, block, head, query
-#
-# Left: the chosen head's attention from the query patch on a held-out image. Middle: its scores
-# from the query when the query patch's content is put at every patch (position alone). Right: those
-# scores averaged by offset, with the fraction the offset does not explain. Move the query: for RoPE
-# and ALiBi the middle map moves with it unchanged (up to the border); for `learned` it changes
-# shape. For `peg`, choose block 1.
-
-# %% tags=["nbval-ignore-output"]
-widgets.inside_explorer(models, test.images[:8], encoding="rope-axial")
+# With content the same everywhere, ALiBi's bias alone can only pull attention nearer than
+# uniform. With real content, any model's learned q·k can push it farther, an ALiBi model's too. In
+# the RoPE models some block-0 heads look farther than uniform attention would, preferring far
+# patches to near ones: by half a patch or more in at least one of the two (asserted for the farther
+# of the two). Which heads look near or far, and how much, changes from model to model and seed to
+# seed (run the lesson with `MINIVIT_SEED=1` and `2`). At 16 patches and 700 steps we do not read
+# more into it.
 
 # %% [markdown]
 # ## What we covered
 #
-# - For an additive encoding a score is four terms; in these models the terms with position carry
-#   most of the spread of block-0 scores over keys, the mixed ones a sizeable part, and so they did
+# - For an additive encoding a score is four terms. In these models the terms with position carry
+#   most of the spread of block-0 scores over keys, the mixed ones a sizeable part; so they did
 #   before training.
 # - With one content vector at every patch, RoPE, ALiBi and relative bias score by the offset alone
-#   (to float rounding), while learned and sinusoidal tables (and PEG) score by absolute position too.
+#   (to float rounding). Learned and sinusoidal tables (and PEG) score by absolute position too.
 # - ALiBi-2D scores an offset and its opposite alike; RoPE, relative bias, and the learned and
 #   sinusoidal models do not. PE·PE is symmetric like any table's dot products; what is the
 #   sinusoid's own is that it depends on the offset alone.
-# - A linear probe reads no position out of `none`; out of `peg` it reads position only after the
-#   convolution, and with circular padding not at all, when shifting the image around the wrap
-#   leaves the answers exactly as they were: PEG's absolute position comes from zero padding. The
-#   RoPE models pick up absolute position after a block, with offset-only scores (by the grid's edge,
-#   the only route they have).
+# - A linear probe reads no position out of `none`. Out of `peg` it reads position only after the
+#   convolution, and with circular padding not at all: PEG's absolute position comes from zero
+#   padding. The RoPE models pick up absolute position after a block, with offset-only scores (by the
+#   grid's edge, the only route they have).
 # - Mean attention distance per head: uniform for `none` on a blank image, ALiBi's slopes as a prior,
 #   and trained heads that look near or far.
 
@@ -529,7 +549,7 @@ exercises.check("11.6", answer_11_6)
 #
 # | claim | assert | fails when |
 # |---|---|---|
-# | the models trained: `none` at chance, six of the others solve the task, `alibi2d` at most 3/16 | `lesson.claim("without position every cell looks alike", accuracy["none"], "<", chance + 0.04)` `lesson.claim("six of the others solve the task", {name: accuracy[name] for name in ENCODINGS if name not in ("none", "alibi2d")}, ">", 0.75)` `lesson.claim("alibi2d at most 3/16", accuracy["alibi2d"], "<", 3 / 16 + 0.03)` | a model does not train (stays at 1/16), or `none`/`alibi2d` is given an encoding that tells mirrored cells apart |
+# | the models trained: `none` at chance, five of the others solve the task (the relative-bias model on some seeds only: no claim), `alibi2d` at most 3/16 | `lesson.claim("without position every cell looks alike", accuracy["none"], "<", chance + 0.04)` `lesson.claim("five of the others solve the task", {name: accuracy[name] for name in ENCODINGS if name not in ("none", "alibi2d", "relative")}, ">", 0.75)` `lesson.claim("alibi2d at most 3/16", accuracy["alibi2d"], "<", 3 / 16 + 0.03)` | a model does not train (stays at 1/16), or `none`/`alibi2d` is given an encoding that tells mirrored cells apart |
 # | the four terms add up to the block's logits; position terms carry most of the spread in the additive models, trained and untrained, mixed terms a part | `torch.testing.assert_close(total, analysis.attention_logits(measured[name], images)[0], atol=1e-4, rtol=1e-4)` `assert position_share["none"] == 0` `lesson.claim("position terms carry most of the spread in the additive models", {name: position_share[name] for name in ADDITIVE}, ">", 0.5)` `lesson.claim("mixed terms carry a part of the spread in the additive models", {name: cross_share[name] for name in ADDITIVE}, ">", 0.1)` | a term is left out of the sum, or a model has no position (`none` among the additive ones: share 0) |
 # | RoPE, ALiBi and relative bias score the same content by offset only; learned and sincos2d (block 0) and peg (block 1) do not | `assert d["varies"].all() and d["fraction"].max() < 1e-9, (name, layer, d["fraction"].max())` `lesson.claim("learned and sincos2d (block 0) do not score by offset only", {name: offset_test[name, 0]["fraction"].mean() for name in ("learned", "sincos2d")}, ">", 0.3)` `lesson.claim("peg (block 1) does not score by offset only", offset_test["peg", 1]["fraction"].mean(), ">", 0.3)` `assert not offset_test["none", 0]["varies"].any() and not offset_test["none", 1]["varies"].any()` | an additive model is put among the offset-only ones (fraction 0.5-0.9), or an offset-only one among the additive (fraction 0) |
 # | ALiBi is symmetric in the offset; RoPE, relative bias, learned and sincos2d models are not; PE·PE is symmetric and depends on the offset alone, a random table's does not | `assert analysis.direction_asymmetry(pe @ pe.T, grid) < 1e-12` `assert pe_by_offset < 1e-9` `lesson.claim("a random table's dot products do not depend on the offset alone", table_by_offset, ">", 0.1)` `assert max(asymmetry["alibi2d", layer].max() for layer in range(config.depth)) < 1e-12` `lesson.claim("RoPE, relative bias, learned and sincos2d models are not symmetric in the offset", {name: asymmetry[name, 0].mean() for name in ("rope-axial", "rope-mixed", "relative", "learned", "sincos2d")}, ">", 0.2)` | `alibi2d` is swapped for a RoPE model (asymmetry 0.4-0.7), a RoPE model for `alibi2d` (0), or the sinusoid for a random table (not by offset about 0.3); the first assert cannot fail for a table's dot products and is there as the contrast |
