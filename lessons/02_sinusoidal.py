@@ -17,10 +17,12 @@
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/minivit-course/minivit/blob/main/lessons/02_sinusoidal.ipynb)
 #
 # The original Transformer (Vaswani et al. 2017) gives each position a fixed vector of sines and
-# cosines at many frequencies, like a set of clock hands turning at different speeds. Nothing is
-# learned, it works for any number of positions, and the similarity of two positions' vectors
-# depends only on how far apart they are. Attention, though, does not compare the two vectors
-# alone: this lesson also shows what is left of that property inside attention.
+# cosines at many frequencies. Think of a binary counter. Its lowest bit flips at every number, the
+# next at every second number, the next at every fourth. The sinusoidal encoding does the same with
+# smooth clock hands: its first pair of channels turns fastest, and each following pair more slowly.
+# Nothing is learned, and it works for any number of positions. The similarity of two positions'
+# vectors depends only on how far apart they are. Attention, though, does not compare the two
+# vectors alone. This lesson also shows what is left of that property inside attention.
 #
 # **What you will learn**
 # - the 1-D sinusoidal encoding, written from its formula and checked against `minivit`;
@@ -51,6 +53,7 @@ if "google.colab" in sys.modules:  # Colab keeps its own torch and ipywidgets (7
 import math
 
 import torch
+from matplotlib.figure import Figure
 
 # %matplotlib inline
 from minivit import analysis, lesson, viz, widgets
@@ -65,10 +68,9 @@ SEED = lesson.setup()  # seed and threads from MINIVIT_SEED, MINIVIT_THREADS (de
 #
 # $$PE(p, 2i) = \sin(p\,\omega_i), \qquad PE(p, 2i+1) = \cos(p\,\omega_i), \qquad \omega_i = \mathrm{base}^{-2i/D}.$$
 #
-# The first pair turns by one radian per position (a wavelength of $2\pi \approx 6.3$ positions);
-# each following pair turns more slowly. The slowest pair, $i = D/2-1$, has the wavelength
-# $2\pi\cdot\mathrm{base}^{1-2/D}$, which approaches $2\pi\cdot\mathrm{base}$ only as $D$ grows:
-# for $D = 32$ it is 35,333 positions, not $2\pi\cdot 10^4 \approx$ 62,832.
+# The first pair turns by one radian per position: a wavelength of $2\pi \approx 6.3$ positions.
+# Each following pair turns more slowly. The *base* sets how slowly the last one turns. Its
+# wavelength is $2\pi\cdot\mathrm{base}^{1-2/D}$: 35,333 positions for $D = 32$ and base $10^4$.
 
 # %%
 D, base, N = 32, 10000.0, 64
@@ -109,10 +111,11 @@ viz.dot_product_profiles(pe, [8, 24, 40])
 # ## A shift is a rotation
 #
 # Moving from $p$ to $p+k$ rotates each channel pair by the angle $k\,\omega_i$, whatever $p$ is:
-# $PE(p+k) = R_k\,PE(p)$ with $R_k$ a block-diagonal matrix of 2×2 rotations. This is the reason
-# Vaswani et al. (§3.5) give for choosing sinusoids: for any fixed offset $k$, $PE_{pos+k}$ is a
+# $PE(p+k) = R_k\,PE(p)$ with $R_k$ a block-diagonal matrix of 2×2 rotations. This is one reason
+# Vaswani et al. (§3.5) give for choosing sinusoids. For any fixed offset $k$, $PE_{pos+k}$ is a
 # linear function of $PE_{pos}$, so they hoped attention could learn to attend by relative
-# position. The next two sections test how far that hope goes.
+# position. (Their other reason: sinusoids may let a model handle sequences longer than any seen in
+# training.) The next two sections test how far the hope goes.
 
 # %%
 def shift(k: int) -> torch.Tensor:
@@ -133,16 +136,12 @@ print("PE(p + k) = R_k PE(p) for every p, with R_k independent of p")
 # %% [markdown]
 # ## Left and right look the same
 #
-# The cosine is even, so $\sum_i \cos(k\,\omega_i)$ takes the same value at offset $k$ and $-k$:
-# the similarity of two positions says how far apart they are, not which one comes first.
-# (The symmetric distance bias ALiBi uses for images, lesson 06, has the same blindness; causal
-# ALiBi in a language model gets direction from its mask instead.) Among scores
-# $PE(p)^\top M\,PE(q)$ that depend on the offset alone ($M$ made of $2\times 2$ blocks
-# $\begin{pmatrix} a & b \\ -b & a \end{pmatrix}$ on each sine-cosine pair, lesson 05), the score
-# tells $+k$ from $-k$ exactly when some $b \neq 0$: when $M$ mixes a pair's sine with its cosine. (A
-# general $M$ can tell them apart too, but through terms that depend on where the pair is, not on
-# the offset.) $M = R_1$ is such a block matrix:
-# $PE(p)^\top R_1 PE(q) = PE(p)\cdot PE(q+1)$, which peaks at the key one step *before* the query.
+# The cosine is even. So $\sum_i \cos(k\,\omega_i)$ takes the same value at offset $k$ and $-k$: the
+# similarity of two positions says how far apart they are, not which one comes first. A score
+# $PE(p)^\top M\,PE(q)$ can tell them apart when $M$ mixes a pair's sine with its cosine. $M = R_1$
+# does: $PE(p)^\top R_1 PE(q) = PE(p)\cdot PE(q+1)$, which peaks at the key one step *before* the
+# query. Exercise 5 asks which $M$ keep the score a function of the offset and still tell $+k$
+# from $-k$.
 
 # %%
 torch.testing.assert_close(closed_form, closed_form.flip(0))  # s(k) = s(-k)
@@ -157,21 +156,25 @@ assert best == -1, "R_1 makes the score prefer the key one step to the left"
 # ## Inside attention, the added encoding is absolute again
 #
 # Attention does not score $PE(p)\cdot PE(q)$. The encoding is *added* to the content $x$ of each
-# token, and with $M = W_q W_k^\top/\sqrt{d}$ the score of query $i$ and key $j$ is
+# token. With $M = W_q W_k^\top/\sqrt{d}$, the score of query $i$ and key $j$ is
 #
 # $$(x_i + p_i)^\top M (x_j + p_j) = x_i^\top M x_j + x_i^\top M p_j + p_i^\top M x_j + p_i^\top M p_j .$$
 #
 # The two middle terms pair content with position: $x_i^\top M p_j$ changes as the key moves,
 # whatever the offset. The last term depends on the offset alone only if $M$ commutes with every
-# $R_k$ (like $M = I$ above); a learned $W_q W_k^\top$ in general does not. Ke et al. (2021, TUPE,
-# arXiv 2006.15595) analyse these cross terms in BERT. We check it with random weights and the
-# *same* content at every position, so that any difference between two pairs at the same offset
-# comes from where they are. Each diagonal of the score matrix holds the pairs at one offset;
-# for a relative score every diagonal is constant, as in $PE\,PE^\top$ above.
+# $R_k$, as $M = I$ does. (Then $R_i^\top M R_j = M R_{j-i}$, a function of $j - i$.) A learned
+# $W_q W_k^\top$ in general does not commute.
 #
-# Rotating instead of adding is what makes a score relative: rotate the query by $R_i$ and the key
-# by $R_j$, and $(R_i q)^\top (R_j k) = q^\top R_{j-i}\, k$ depends on the offset alone, for *any*
-# $W_q, W_k$. That is RoPE (lesson 05).
+# We check it with random weights and the *same* content at every position. Then any difference
+# between two pairs at the same offset comes from where they are. Each diagonal of the score matrix
+# holds the pairs at one offset. Our measure is the share of the score's variance left *within* the
+# diagonals (`analysis.offset_dependence`). **It is 0 when the score depends on the offset alone**,
+# and near 1 when the offset explains little. The course uses this measure wherever it asks "offset
+# only?".
+#
+# Rotating instead of adding is what makes a score relative. Rotate the query by $R_i$ and the key by
+# $R_j$: $(R_i q)^\top (R_j k) = q^\top R_{j-i}\, k$ depends on the offset alone, for *any*
+# $W_q, W_k$. That is the idea of rotary position embedding (RoPE; Su et al. 2021, arXiv 2104.09864).
 
 # %% tags=["nbval-ignore-output"]
 g = torch.Generator().manual_seed(SEED)
@@ -179,9 +182,9 @@ W_q, W_k = (torch.randn(D, D, generator=g, dtype=torch.float64) / math.sqrt(D) f
 x = torch.randn(D, generator=g, dtype=torch.float64)  # one content vector, at every position
 
 
-def diagonal_spread(S: torch.Tensor) -> float:
-    """Largest max - min along any diagonal of S, i.e. among the pairs at one offset."""
-    return max((torch.diagonal(S, o).max() - torch.diagonal(S, o).min()).item() for o in range(-N + 1, N))
+def within_offsets(S: torch.Tensor) -> float:
+    """Share of the variance of S [N, N] left within offsets (its diagonals): 0 when S is a function of the offset."""
+    return analysis.offset_dependence(S, (1, N))["fraction"].item()  # N positions in one row
 
 
 tokens = x + pe  # (N, D): content plus position
@@ -189,23 +192,18 @@ added = (tokens @ W_q) @ (tokens @ W_k).T / math.sqrt(D)  # (N, N) scores with t
 q, k = x @ W_q, x @ W_k
 rotated = torch.stack([shift(i) @ q for i in range(N)]) @ torch.stack([shift(j) @ k for j in range(N)]).T / math.sqrt(D)
 for name, S in (("added", added), ("rotated", rotated)):
-    print(f"{name:>8}: scores span {(S.max() - S.min()).item():.2f}; pairs at one offset differ by up to {diagonal_spread(S):.2g}")
-assert diagonal_spread(added) > 0.4 * (added.max() - added.min()).item(), "added: the score depends on where the pair is"
-assert diagonal_spread(rotated) < 1e-9 * (rotated.max() - rotated.min()).item(), "rotated: only on the offset"
+    print(f"{name:>8}: share of the variance within offsets {within_offsets(S):.2g}")
+lesson.claim("added to the content, the score depends on where the pair is", within_offsets(added), ">", 0.3)
+assert within_offsets(rotated) < 1e-9, "rotated: only on the offset"
 
 # %% [markdown]
 # ## Two dimensions
 #
 # An image has rows and columns. The 2-D encoding of MAE (He et al. 2021, arXiv 2111.06377) and
-# many ViTs gives half of the channels the 1-D encoding of one axis and the other half that of the
-# other axis. `minivit` puts the row first and interleaves sine and cosine, as in its 1-D form.
-# MAE's code puts the *column* first (`np.meshgrid(grid_w, grid_h)`, "here w goes first") and writes
-# all the sines of a half before all its cosines. The two tables hold the same numbers in another
-# channel order, so every dot product is the same; we build MAE's layout and check. Each half has
-# the offset property, so the dot product of two patches depends only on $(\Delta r, \Delta c)$.
-# MAE and MoCo v3 keep this table fixed (`requires_grad=False`), as `minivit` does. How much the
-# 2-D form buys at scale is another matter: in ViT's ablation (Appendix D.4, lesson 00), learned
-# 1-D and 2-D embeddings scored within a fraction of a point of each other.
+# many ViTs gives half of the channels the 1-D encoding of the row and the other half that of the
+# column. Each half has the offset property, so the dot product of two patches depends only on
+# $(\Delta r, \Delta c)$. MAE and MoCo v3 keep this table fixed (`requires_grad=False`), as
+# `minivit` does.
 
 # %%
 grid, D2 = (8, 8), 64
@@ -213,21 +211,6 @@ table = sincos_2d(grid, D2).double()
 rc = grid_coords(grid)
 torch.testing.assert_close(table[:, : D2 // 2].float(), sincos_1d(rc[:, 0], D2 // 2))  # rows
 torch.testing.assert_close(table[:, D2 // 2 :].float(), sincos_1d(rc[:, 1], D2 // 2))  # columns
-
-half = D2 // 2
-
-
-def mae_1d(positions: torch.Tensor) -> torch.Tensor:
-    """MAE's get_1d_sincos_pos_embed_from_grid: [sin | cos] with omega = base^(-2i/half)."""
-    angles = positions.double()[:, None] * base ** (-torch.arange(half // 2, dtype=torch.float64) / (half / 2))
-    return torch.cat([angles.sin(), angles.cos()], dim=-1)  # (N, half)
-
-
-mae = torch.cat([mae_1d(rc[:, 1]), mae_1d(rc[:, 0])], dim=-1)  # column first, as MAE's meshgrid gives
-i = torch.arange(half // 2)
-perm = torch.cat([half + 2 * i, half + 2 * i + 1, 2 * i, 2 * i + 1])  # minivit's channel for each of MAE's
-torch.testing.assert_close(mae, table[:, perm], atol=1e-6, rtol=0)  # the same numbers, reordered
-torch.testing.assert_close(mae @ mae.T, table @ table.T, atol=1e-5, rtol=0)  # so the same dot products
 
 dots2 = (table @ table.T).reshape(-1)
 offsets = relative_offsets(grid).reshape(-1, 2)
@@ -239,11 +222,10 @@ print(f"{len(by_offset)} different offsets; for each, every pair of patches has 
 
 # %% [markdown]
 # The cosine similarity of one patch's vector to every other patch, drawn on the grid, is highest
-# next to it and falls off along its row and its column (a plus shape: the 2-D encoding is a row
-# part beside a column part, so a patch in the same row far away can score like a diagonal
-# neighbour). Every patch's most similar other patch is a direct
-# neighbour. The structure score (the correlation between similarity and closeness over all pairs,
-# `minivit.analysis.structure_score`) sums this up in one number.
+# next to it. It falls off more slowly along the patch's own row and column: a plus shape, because
+# the 2-D encoding is a row part beside a column part. Every patch's most similar other patch is a
+# direct neighbour. The structure score sums this up in one number: the correlation between
+# similarity and closeness over all pairs (`analysis.structure_score`).
 
 # %%
 sim = analysis.cosine_similarity(table)
@@ -257,18 +239,18 @@ print(f"patch (3, 3): similarity {near:.2f} to its neighbours, {far:.2f} to patc
 print(f"structure score: {analysis.structure_score(table, grid):.2f}")
 assert near > far + 0.1, "patches are more like their neighbours than like far patches"
 assert (nearest == 1).all(), "every patch is most similar to a direct neighbour"
-viz.similarity_grid(table, grid, title="sincos2d, D = 64: each patch's similarity to all others")
+fig = Figure(figsize=(7.2, 3.2), layout="constrained")
+for ax, patch in zip(fig.subplots(1, 2), (centre, 0), strict=True):
+    viz.similarity_map(table, grid, patch, ax=ax)  # one colour scale: the table's lowest similarity to 1
+fig
 
 # %% [markdown]
 # ## Width and base
 #
-# The base sets the slowest clock. With a large base and a small width, most channel pairs turn so
-# slowly across a 16×16 grid that they are nearly constant, and patches look much more alike.
-# With a wide encoding there are enough pairs at every speed and the base matters little. RoPE for
-# images (lesson 05) works with narrow widths, half of one head's channels per axis (a head of 64
-# channels gives each axis 16 frequencies, each turning one pair of channels), and
-# RoPE-ViT's code uses a base of 100 for it rather than 10000; the table below is one reason a small
-# base suits a narrow encoding on a small grid.
+# The width sets how many clocks there are; the base sets how slowly the last one turns. The table
+# gives the structure score on a 16×16 grid, for a narrow and a wide encoding at three bases. A wide
+# encoding has pairs at every speed, and the base matters little. A narrow one depends on it: at
+# $D = 16$, base 100 keeps much more of the layout than base $10^4$. Going deeper shows why.
 
 # %%
 big = (16, 16)
@@ -283,12 +265,87 @@ assert max(scores[256].values()) - min(scores[256].values()) < 0.1, "wide: the b
 # %% [markdown]
 # ## Try it: width, base and position
 #
-# Move the sliders: the left panel is the table (one row per patch of an 8×8 grid, one column per
-# channel; the first half encodes the row, the second the column), the right panel one patch's
+# Move the sliders. The left panel is the table: one row per patch of an 8×8 grid, one column per
+# channel. Its first half encodes the row, the second the column. The right panel is one patch's
 # similarity to all the others.
 
 # %% tags=["nbval-ignore-output"]
 widgets.sincos_explorer(grid=(8, 8))
+
+# %% [markdown]
+# ## Going deeper
+#
+# ### Why the narrow encoding loses the layout at base $10^4$
+#
+# At $D = 16$ each axis gets four pairs. At base $10^4$ they turn by 1, 0.1, 0.01 and 0.001 radians
+# per patch. The two slow pairs hardly change across 16 patches. That alone cannot lower the score.
+# Every row of the table has the same length, so the cosine similarity moves with the dot product,
+# and a nearly constant pair only adds a constant: a correlation ignores it. The culprit is the
+# fastest pair. Its wavelength, 6.3 patches, is shorter than the 16-patch grid. So its similarity
+# rises again six patches away: far patches look near. With the slow pairs nearly flat, nothing
+# outweighs it. We drop pairs and score again.
+
+# %%
+narrow = sincos_2d(big, 16, 10000.0)  # (256, 16): the row's 4 pairs, then the column's
+
+
+def pairs(*keep: int) -> torch.Tensor:
+    """The narrow table with only the given channel pairs of each axis (0 = the fastest)."""
+    return narrow[:, [axis + 2 * i + j for axis in (0, 8) for i in keep for j in (0, 1)]]
+
+
+without_slow = analysis.structure_score(pairs(0, 1), big)
+without_fastest = analysis.structure_score(pairs(1, 2, 3), big)
+fastest_alone = analysis.structure_score(pairs(0), big)
+print(f"D = 16, base 1e4: all pairs {scores[16][10000]:.3f}; without the two slowest {without_slow:.3f}; "
+      f"without the fastest {without_fastest:.3f}; the fastest alone {fastest_alone:.3f}")
+assert abs(without_slow - scores[16][10000]) < 0.02, "the slow pairs do not lower the score"
+assert without_fastest > 0.9 and fastest_alone < 0.1, "the fastest pair (wavelength 6.3 < 16 patches) causes the drop"
+head64 = {b: analysis.structure_score(sincos_2d(big, 64, b), big) for b in (100, 10000)}
+print(f"D = 64: base 100 {head64[100]:.2f}, base 1e4 {head64[10000]:.2f}")
+assert 0 < head64[100] - head64[10000] < 0.1, "at D = 64 the base matters much less than at D = 16"
+
+# %% [markdown]
+# RoPE for images works with narrow widths too: half of one head's channels per axis. RoPE-ViT's code
+# uses a base of 100 for it rather than 10000. A head of 64 channels gives each axis 16 frequencies,
+# like `sincos2d` with $D = 64$, where base 100 gains little (printed above). The course's heads of
+# 16 channels give each axis 4 frequencies, like $D = 16$. There base 100 keeps the layout and base
+# $10^4$ loses it.
+#
+# ### MAE's channel order
+#
+# `minivit` puts the row first and interleaves sine and cosine, as in its 1-D form. MAE's code puts
+# the *column* first (`np.meshgrid(grid_w, grid_h)`, "here w goes first"). It also writes all the
+# sines of a half before all its cosines. The two tables hold the same numbers in another channel
+# order, so every dot product is the same. We build MAE's layout and check. How much the 2-D form
+# buys at scale is another matter. In ViT's ablation (Appendix D.4, lesson 00), learned 1-D and 2-D
+# embeddings scored within a fraction of a point of each other.
+
+# %%
+half = D2 // 2
+
+
+def mae_1d(positions: torch.Tensor) -> torch.Tensor:
+    """MAE's get_1d_sincos_pos_embed_from_grid: [sin | cos] with omega = base^(-2i/half)."""
+    angles = positions.double()[:, None] * base ** (-torch.arange(half // 2, dtype=torch.float64) / (half / 2))
+    return torch.cat([angles.sin(), angles.cos()], dim=-1)  # (N, half)
+
+
+mae = torch.cat([mae_1d(rc[:, 1]), mae_1d(rc[:, 0])], dim=-1)  # column first, as MAE's meshgrid gives
+i = torch.arange(half // 2)
+perm = torch.cat([half + 2 * i, half + 2 * i + 1, 2 * i, 2 * i + 1])  # minivit's channel for each of MAE's
+torch.testing.assert_close(mae, table[:, perm], atol=1e-6, rtol=0)  # the same numbers, reordered
+torch.testing.assert_close(mae @ mae.T, table @ table.T, atol=1e-5, rtol=0)  # so the same dot products
+print("MAE's table == minivit's sincos2d, channels reordered")
+
+# %% [markdown]
+# ### Left, right and the other encodings
+#
+# A general $M$ can tell $+k$ from $-k$ too, but through terms that depend on where the pair is, not
+# on the offset. The symmetric distance bias ALiBi uses for images (lesson 06) is blind to direction
+# in the same way as $PE\cdot PE$. Causal ALiBi in a language model gets direction from its mask
+# instead. Ke et al. (2021, TUPE, arXiv 2006.15595) analyse the cross terms of an added encoding in
+# BERT.
 
 # %% [markdown]
 # ## What we covered
@@ -300,12 +357,14 @@ widgets.sincos_explorer(grid=(8, 8))
 #   and right look alike), and a shift by $k$ is the same rotation $R_k$ for every position.
 # - Inside attention the added encoding meets the content: the cross terms $x_i^\top M p_j$ and
 #   $p_i^\top M x_j$, and a general $M$, make the score depend on where a pair is, not only on its
-#   offset. Rotating queries and keys instead gives a score of the offset alone: RoPE, lesson 05.
+#   offset (share of the variance within offsets well above 0). Rotating queries and keys instead
+#   gives a score of the offset alone (share 0): RoPE's idea.
 # - The 2-D form concatenates a row encoding and a column encoding (MAE's code: the column first,
 #   sines then cosines; the same table up to a channel order); its dot product depends only on the
 #   2-D offset, and every patch is most similar to its neighbours.
 # - Width and base together decide how much of the layout shows: a narrow encoding needs a base
-#   suited to the grid.
+#   suited to the grid. At $D = 16$ and base $10^4$ the fastest pair, whose wavelength (6.3) is
+#   shorter than the grid, costs the layout; the slow pairs do not.
 
 # %% [markdown]
 # ## Exercises
@@ -388,9 +447,11 @@ exercises.check("02.5", answer_02_5)
 # | a shift by k is one rotation R_k for every position | `torch.testing.assert_close(pe[k_:], pe[:-k_] @ shift(k_).T)` | R_k rotates the other way (signs of the sines swapped) |
 # | PE·PE is even in the offset: left and right look alike | `torch.testing.assert_close(closed_form, closed_form.flip(0))` | the score has a sine part, e.g. PE(p)ᵀ R_1 PE(q) |
 # | an M that mixes sine and cosine tells left from right | `assert best == -1` | M = I: the best key is the query itself (0) |
-# | added to the content, the encoding makes attention scores absolute | `assert diagonal_spread(added) > 0.4 * (added.max() - added.min()).item()` | queries and keys are rotated instead (spread below 1e-14) |
-# | rotating queries and keys makes them relative, for any weights | `assert diagonal_spread(rotated) < 1e-9 * (rotated.max() - rotated.min()).item()` | only the query is rotated (the key stays put) |
+# | added to the content, the encoding makes attention scores absolute | `lesson.claim("added to the content, the score depends on where the pair is", within_offsets(added), ">", 0.3)` | queries and keys are rotated instead (share within offsets about 1e-30) |
+# | rotating queries and keys makes them relative, for any weights | `assert within_offsets(rotated) < 1e-9, "rotated: only on the offset"` | only the query is rotated (the key stays put) |
 # | MAE's 2-D table is minivit's with the channels reordered | `torch.testing.assert_close(mae, table[:, perm], atol=1e-6, rtol=0)` `torch.testing.assert_close(mae @ mae.T, table @ table.T, atol=1e-5, rtol=0)` | MAE's table is built with the row first (the first assert), or with other frequencies, e.g. base^(−i/half) (both) |
 # | the 2-D dot product depends only on (Δr, Δc) | `assert all(max(v) - min(v) < 1e-5 for v in by_offset.values())` | the table's rows are shuffled (the 1-D encoding of the raster index still passes: its offset r·g_w + c is a function of (Δr, Δc)) |
 # | every patch is most like its direct neighbours | `assert near > far + 0.1, "patches are more like their neighbours than like far patches"` `assert (nearest == 1).all(), "every patch is most similar to a direct neighbour"` | the table's rows are shuffled (no layout) |
 # | a narrow encoding needs a base suited to the grid; a wide one hardly cares | `assert scores[16][100] > scores[16][10000] + 0.3, "narrow: a large base leaves little structure"` `assert max(scores[256].values()) - min(scores[256].values()) < 0.1, "wide: the base matters little"` | base 100 is used where 10000 is asked (the narrow scores then tie: 0.71 and 0.71) |
+# | the fastest pair, not the slow ones, costs the narrow table its layout at base 10⁴ (Going deeper) | `assert abs(without_slow - scores[16][10000]) < 0.02, "the slow pairs do not lower the score"` `assert without_fastest > 0.9 and fastest_alone < 0.1, "the fastest pair (wavelength 6.3 < 16 patches) causes the drop"` | the two fast pairs are dropped instead of the two slow ones (0.97 against 0.27) |
+# | at $D = 64$ the base matters much less (Going deeper) | `assert 0 < head64[100] - head64[10000] < 0.1, "at D = 64 the base matters much less than at D = 16"` | $D = 16$ is used (a gap of 0.44) |
