@@ -1,13 +1,14 @@
 # Two commands for a fresh clone (needs only Python >= 3.10 with pip and venv):
 #   make lab    set everything up in .venv and open the course in JupyterLab
 #   make test   set everything up in .venv and run every test (unit tests, lint, nbval on every lesson,
-#               every lesson in JupyterLab in headless Chromium, every lesson with two more seeds)
+#               every lesson in JupyterLab in headless Chromium, every lesson with two more seeds, the website)
+# and for the website: make site (build it into docs/_build/html), make serve (build and serve it)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test test-seeds test-browser lint lessons clean
+.PHONY: lab test test-seeds test-browser test-site site serve lint lessons clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +27,7 @@ test: $(STAMP) lint
 	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not browser" tests
 	$(MAKE) test-seeds
 	$(MAKE) test-browser
+	$(MAKE) test-site
 
 # The seed check: every lesson under nbval with another seed than the committed run's (seed 0) and
 # another thread count (1, where it ran on 2). Each assert must still hold, and each output nbval
@@ -42,6 +44,20 @@ test-seeds: $(STAMP)
 test-browser: $(STAMP)
 	MINIVIT_STRICT=1 MINIVIT_SEED=2 MINIVIT_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist load -m browser tests/test_browser.py
 
+# The website: the committed notebooks (not re-run), solutions/, docs/*.md and the API reference, built
+# offline with Sphinx and MyST-NB into docs/_build/html; each lesson's first explorer as frames drawn
+# at build time (docs/explorers.py, cached in docs/_build/frames)
+site: $(STAMP)
+	$(BIN)/python docs/build.py
+
+serve: $(STAMP)
+	$(BIN)/python docs/build.py --serve
+
+# the website in headless Chromium (builds it first): every page loads without a console error, its
+# math typeset, its images loaded and its links resolved; an explorer's slider switches its picture
+test-site: $(STAMP)
+	$(BIN)/python -m pytest -m browser tests/test_site.py
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check minivit tests benchmarks
@@ -54,4 +70,4 @@ lessons: $(STAMP)
 	done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache docs/_build

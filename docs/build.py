@@ -1,0 +1,343 @@
+"""Build the course's website from the committed notebooks, without running them.
+
+    python docs/build.py            # -> docs/_build/html/index.html (make site)
+    python docs/build.py --serve    # build, then serve it on http://127.0.0.1:8000 (make serve)
+
+What it does, in order:
+1. writes the site's sources to `docs/_build/src/`, laid out as the repository is, so every relative
+   link in the README, the lessons, `solutions/` and `docs/` works on the site as on the code host:
+   the README becomes the home page; each `lessons/NN_*.ipynb` a page with its recorded outputs (a
+   line of links and times on top, each checked exercise linked to its worked solution, the
+   widgets' dead outputs replaced by the explorer's frames); `solutions/*.md` pages with each
+   solution folded; every `docs/*.md`, `lessons/CLAIMS.md` and `benchmarks/README.md`; a link to a
+   file that is not a page goes to its source on the code host;
+2. draws the frames of each lesson's first explorer (`docs/explorers.py`; cached in
+   `docs/_build/frames/`, redrawn only when the package or a recipe changes);
+3. runs Sphinx (MyST-NB, sphinx-book-theme; `docs/conf.py`) with the notebooks' execution off.
+
+Reading time is the words of a lesson's markdown cells over 200 a minute; run time is the median
+time of the margin sweep on one thread, from `lessons/CLAIMS.md`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import functools
+import hashlib
+import http.server
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+BUILD = DOCS / "_build"
+SRC = BUILD / "src"
+HTML = BUILD / "html"
+FRAMES = BUILD / "frames"
+sys.path.insert(0, str(ROOT))
+from minivit.lesson import REPOSITORY  # noqa: E402  (the one place the repository is named)
+
+REPO = f"https://github.com/{REPOSITORY}"
+COLAB = f"https://colab.research.google.com/github/{REPOSITORY}/blob/main"
+WIDGET = "application/vnd.jupyter.widget-view+json"
+WORDS_PER_MINUTE = 200
+
+LINK = re.compile(r"(!?\[[^\]\n]*\]\()([^)\s]+)(\))")  # [text](target) and ![alt](target)
+HTML_SRC = re.compile(r'((?:src|href)=")([^"]+)(")')
+EXPLORER = re.compile(r"widgets\.(\w+_explorer)\(")
+CHECK = re.compile(r'exercises\.check\(\s*"(\d\d\.\d+)"')
+SOLUTION = re.compile(r"^## (\d\d)\.(\d+)\b", re.M)
+
+
+def lessons() -> list[Path]:
+    return sorted((ROOT / "lessons").glob("[0-9][0-9]_*.ipynb"))
+
+
+def pages() -> dict[str, str]:
+    """Every page of the site: its path in the repository -> its path among the site's sources."""
+    out = {"README.md": "index.md", "solutions/README.md": "solutions/index.md"}
+    out |= {f"lessons/{p.name}": f"lessons/{p.name}" for p in lessons()}
+    out |= {
+        f"solutions/{p.name}": f"solutions/{p.name}" for p in sorted((ROOT / "solutions").glob("[0-9]*.md"))
+    }
+    out |= {f"docs/{p.name}": f"docs/{p.name}" for p in sorted(DOCS.glob("*.md"))}
+    for extra in ("lessons/CLAIMS.md", "benchmarks/README.md"):
+        if (ROOT / extra).exists():
+            out[extra] = extra
+    return out
+
+
+def rewrite_target(target: str, source: str, site: dict[str, str]) -> str:
+    """A link in the repository file `source` as the site needs it: a page -> its page, an image ->
+    the copy beside it, a directory with a README -> that page, anything else -> the code host."""
+    if re.match(r"^[a-z]+:|^#|^//", target):
+        return target
+    path, _, anchor = target.partition("#")
+    base = Path(source).parent
+    resolved = (ROOT / base / path).resolve()
+    try:
+        rel = resolved.relative_to(ROOT).as_posix()
+    except ValueError:
+        return target
+    if resolved.is_dir() and f"{rel}/README.md" in site:
+        rel = f"{rel}/README.md"
+    here = Path(site.get(source, source)).parent
+    if rel in site:
+        new = Path(site[rel])
+    elif rel.startswith("assets/") and resolved.is_file():
+        new = Path(rel)
+    else:
+        kind = "tree" if resolved.is_dir() else "blob"
+        return f"{REPO}/{kind}/main/{rel}" + (f"#{anchor}" if anchor else "")
+    relative = Path(*[".."] * len(here.parts), new) if here.parts else new
+    return relative.as_posix() + (f"#{anchor}" if anchor else "")
+
+
+def rewrite_links(text: str, source: str, site: dict[str, str]) -> str:
+    def fix(m):
+        return m.group(1) + rewrite_target(m.group(2), source, site) + m.group(3)
+
+    return HTML_SRC.sub(fix, LINK.sub(fix, text))
+
+
+def run_times() -> dict[str, str]:
+    """Median run time on one thread of each lesson, from lessons/CLAIMS.md (the margin sweep)."""
+    times = {}
+    claims = (ROOT / "lessons" / "CLAIMS.md").read_text()
+    for name, seconds in re.findall(
+        r"^## (\d\d_\w+)\n\n[^\n]*?median time (\d+) s on 1 thread", claims, re.M
+    ):
+        times[name] = int(seconds)
+    # a lesson not in CLAIMS.md (its code changed since the sweep wrote it): the median of the one-thread
+    # runs of its latest recorded source in benchmarks/claims.jsonl
+    runs = [
+        json.loads(line) for line in (ROOT / "benchmarks" / "claims.jsonl").read_text().splitlines() if line
+    ]
+    for p in lessons():
+        mine = [r for r in runs if r["lesson"] == p.stem and r["threads"] == 1 and r.get("seconds")]
+        if p.stem in times or not mine:
+            continue
+        latest = max(mine, key=lambda r: r.get("date", ""))["source"]
+        seconds = sorted(r["seconds"] for r in mine if r["source"] == latest)
+        times[p.stem] = round(seconds[len(seconds) // 2])
+    return times
+
+
+def reading_minutes(notebook: dict) -> int:
+    words = sum(len("".join(c["source"]).split()) for c in notebook["cells"] if c["cell_type"] == "markdown")
+    return max(1, round(words / WORDS_PER_MINUTE))
+
+
+def duration(seconds: int) -> str:
+    return f"{seconds} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
+def markdown_cell(text: str) -> dict:
+    """A markdown cell the site adds, with an id (nbformat 4.5) made from its text."""
+    cell_id = "site-" + hashlib.sha1(text.encode()).hexdigest()[:12]
+    return {"cell_type": "markdown", "id": cell_id, "metadata": {}, "source": text}
+
+
+def solution_labels() -> set[str]:
+    """The exercises with a worked solution, as 'NN.k'."""
+    found = set()
+    for p in (ROOT / "solutions").glob("[0-9]*.md"):
+        found |= {f"{a}.{b}" for a, b in SOLUTION.findall(p.read_text())}
+    return found
+
+
+def player(manifest: dict, lesson: str) -> str:
+    """The HTML of a frame player: the explorer's controls as range inputs over its frames."""
+    data = json.dumps(manifest).replace("'", "&#39;")
+    return (
+        f'<div class="frame-player" data-lesson="{lesson}" data-manifest=\'{data}\'></div>\n\n'
+        "*On this page the sliders switch between pictures drawn when the site was built, for "
+        f"{len(manifest['frames'])} positions of the explorer's controls; in the notebook (JupyterLab "
+        "or Colab) the explorer computes any position.*\n"
+    )
+
+
+def lesson_page(path: Path, site: dict[str, str], frames: dict, solved: set[str]) -> dict:
+    """A lesson's notebook as the site shows it (never executed: its outputs are the recorded run)."""
+    nb = json.loads(path.read_text())
+    stem = path.stem
+    nb["metadata"].pop("widgets", None)  # the widgets' state: the page has no kernel to drive them
+    source = f"lessons/{path.name}"
+    times = run_times()
+    line = (
+        f"[Open in Colab]({COLAB}/lessons/{path.name}) · [source: `lessons/{stem}.py`]({REPO}/blob/main/"
+        f"lessons/{stem}.py) · [notebook]({REPO}/blob/main/lessons/{path.name}) · reading "
+        f"~{reading_minutes(nb)} min"
+    )
+    if stem in times:
+        line += f" · runs in ~{duration(times[stem])} on one CPU thread"
+    cells = []
+    first_explorer = True
+    for i, cell in enumerate(nb["cells"]):
+        cell = copy.deepcopy(cell)
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            cell["source"] = rewrite_links(text, source, site)
+            cells.append(cell)
+            if i == 0:
+                cells.append(markdown_cell(line))
+            continue
+        if cell["cell_type"] != "code":
+            cells.append(cell)
+            continue
+        for out in cell.get("outputs", []):
+            out.get("data", {}).pop(WIDGET, None)
+        explorer = EXPLORER.search(text)
+        if explorer:
+            cell["outputs"] = []  # the widget's text stand-in ("VBox(...)") says nothing on a page
+            cells.append(cell)
+            picture = ROOT / "assets" / f"{stem}.png"
+            if first_explorer and stem in frames:
+                cells.append(markdown_cell(player(frames[stem], stem)))
+            elif first_explorer and picture.exists():
+                cells.append(
+                    markdown_cell(
+                        f"![The explorer as the lesson draws it](../assets/{picture.name})\n\n"
+                        f"*The explorer (`{explorer.group(1)}`) shows the models this lesson trains, so "
+                        "it moves only in the notebook (JupyterLab or Colab): above, one position of it "
+                        "from a run of the lesson in the browser test.*"
+                    )
+                )
+            else:
+                cells.append(
+                    markdown_cell(
+                        f"*The explorer (`{explorer.group(1)}`) needs a kernel: run the notebook "
+                        "(JupyterLab or Colab) to move it.*"
+                    )
+                )
+            first_explorer = False
+            continue
+        cells.append(cell)
+        check = CHECK.search(text)
+        if check and check.group(1) in solved:
+            k = check.group(1)
+            cells.append(markdown_cell(f"Worked solution: {{ref}}`exercise {k} <sol-{k.replace('.', '-')}>`"))
+    nb["cells"] = cells
+    return nb
+
+
+def solutions_page(text: str) -> str:
+    """A lesson's solutions with each one folded (a dropdown) under a label the exercises link to."""
+    parts = re.split(r"(?m)^(?=## )", text)
+    out = [parts[0]]
+    for part in parts[1:]:
+        heading, _, body = part.partition("\n")
+        m = re.match(r"## (\d\d)\.(\d+)\b", heading)
+        if not m:
+            out.append(part)
+            continue
+        out.append(
+            f"(sol-{m.group(1)}-{m.group(2)})=\n{heading}\n\n::::{{dropdown}} The worked solution\n"
+            f"{body.strip()}\n::::\n\n"
+        )
+    return "".join(out)
+
+
+def home_page(readme: str, site: dict[str, str]) -> str:
+    """The README as the home page, with a table of contents for the sidebar (hidden on the page)."""
+    text = rewrite_links(readme, "README.md", site)
+    pages_in = lambda prefix: [v for k, v in site.items() if k.startswith(prefix) and v != "index.md"]  # noqa: E731
+    toc = ["```{toctree}", ":hidden:", ":caption: Lessons", ""]
+    toc += [p.removesuffix(".ipynb") for p in pages_in("lessons/") if p.endswith(".ipynb")]
+    toc += ["```", "", "```{toctree}", ":hidden:", ":caption: Exercises", ""]
+    toc += [
+        "solutions/index",
+        *[p.removesuffix(".md") for p in pages_in("solutions/") if p != "solutions/index.md"],
+    ]
+    toc += ["```", "", "```{toctree}", ":hidden:", ":caption: The package", ""]
+    toc += [p.removesuffix(".md") for p in pages_in("docs/")]
+    toc += [
+        p.removesuffix(".md") for p in ("lessons/CLAIMS.md", "benchmarks/README.md") if p in site.values()
+    ]
+    toc += ["```", ""]
+    return text + "\n" + "\n".join(toc)
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    """Write `path` only when its text changes, so that Sphinx rebuilds only the pages that changed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
+def write_sources(frames: dict) -> None:
+    site = pages()
+    solved = solution_labels()
+    written = set()
+    for repo_path, site_path in site.items():
+        text = (ROOT / repo_path).read_text()
+        if repo_path == "README.md":
+            text = home_page(text, site)
+        elif repo_path.endswith(".ipynb"):
+            text = json.dumps(lesson_page(ROOT / repo_path, site, frames, solved), indent=1)
+        elif repo_path.startswith("solutions/") and repo_path != "solutions/README.md":
+            text = solutions_page(rewrite_links(text, repo_path, site))
+        else:
+            text = rewrite_links(text, repo_path, site)
+        write_if_changed(SRC / site_path, text)
+        written.add(SRC / site_path)
+    for picture in sorted((ROOT / "assets").glob("*")):
+        write_bytes = SRC / "assets" / picture.name
+        write_bytes.parent.mkdir(parents=True, exist_ok=True)
+        if not write_bytes.exists() or write_bytes.read_bytes() != picture.read_bytes():
+            shutil.copyfile(picture, write_bytes)
+        written.add(write_bytes)
+    for stale in [p for p in SRC.rglob("*") if p.is_file() and p not in written]:
+        stale.unlink()  # a page or picture removed from the repository
+
+
+def build(quiet: bool = False) -> float:
+    start = time.time()
+    sys.path.insert(0, str(DOCS))
+    import explorers  # docs/explorers.py: the frames of each lesson's first explorer
+
+    frames = explorers.build_all(FRAMES, quiet=quiet)
+    write_sources(frames)
+    extra = BUILD / "extra"
+    if extra.exists():
+        shutil.rmtree(extra)
+    shutil.copytree(FRAMES, extra / "frames", ignore=shutil.ignore_patterns("*.key"))
+    command = [sys.executable, "-m", "sphinx", "-b", "html", "-c", str(DOCS), "-j", "1", str(SRC), str(HTML)]
+    if quiet:
+        command.append("-q")
+    subprocess.run(command, check=True, cwd=ROOT)
+    return time.time() - start
+
+
+def serve(port: int) -> None:
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(HTML))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
+        print(f"serving the course on http://127.0.0.1:{port}/ (Ctrl-C to stop)")
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--serve", action="store_true", help="serve the built site after building it")
+    parser.add_argument("--no-build", action="store_true", help="with --serve: serve the last build")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--quiet", action="store_true")
+    args = parser.parse_args()
+    if not args.no_build:
+        seconds = build(args.quiet)
+        print(f"site built in {seconds:.0f} s: {HTML / 'index.html'}")
+    if args.serve:
+        serve(args.port)
+
+
+if __name__ == "__main__":
+    main()
