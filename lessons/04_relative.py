@@ -16,20 +16,22 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/minivit-course/minivit/blob/main/lessons/04_relative.ipynb)
 #
-# Absolute encodings tell each token where *it* is. Relative encodings tell attention how far apart
-# two tokens are. Shaw et al. (2018, arXiv 1803.02155) learned a vector per clipped offset. T5
-# (Raffel et al. 2020, arXiv 1910.10683) reduced it to a learned *number* per offset and head, added
-# to the attention scores (with offsets grouped into log-spaced buckets). Swin (Liu et al. 2021,
-# arXiv 2103.14030) made that number 2-D, one per (Δrow, Δcolumn), for the patches inside each of its
-# local windows; BEiT (Bao et al. 2021, arXiv 2106.08254) uses it over the whole grid.
+# Absolute encodings tell each token where *it* is. A relative encoding tells attention how far
+# apart two tokens are. A ball two patches left of a cat makes the same scene wherever the pair
+# sits in the image. A score that depends only on the offset sees it the same way everywhere.
+#
+# The simplest relative encoding is a table with one learned number per offset and head. The
+# number is added to the attention score of every pair at that offset. The picture below shows one,
+# made by hand, that favours near patches (left). From any query patch, the bias is the same table
+# centred on that patch (right). T5 (Raffel et al. 2020, arXiv 1910.10683) learns such numbers for
+# text. Swin (Liu et al. 2021, arXiv 2103.14030) learns one per 2-D offset (Δrow, Δcolumn).
 #
 # **What you will learn**
 # - Shaw et al.'s clipped relative positions, and the index matrix behind them;
 # - the 2-D bias table, $(2g_h-1)(2g_w-1)$ entries per head, and how Swin indexes it, by hand;
-# - that the bias is the same for every pair of patches at the same offset, and that a zero table is
-#   no encoding at all;
-# - why a bias table learns slowly with Adam, and what a trained table does on a task about distance:
-#   how much accuracy it carries, and how far each head comes to look.
+# - that the bias is the same for every pair at one offset, and a zero table is no encoding at all;
+# - why a bias table learns slowly with Adam, and what a trained table does on a task about
+#   distance.
 #
 # Runs top to bottom in about a minute on a laptop CPU.
 
@@ -61,12 +63,19 @@ from minivit.train import default_warmup, fit, lr_at
 
 SEED = lesson.setup()  # seed and threads from MINIVIT_SEED, MINIVIT_THREADS (defaults 0 and 2)
 
+# %%
+picture_grid = (5, 5)
+d_ = torch.arange(-4.0, 5.0)
+near = -(d_[:, None] ** 2 + d_[None, :] ** 2).sqrt()  # (9, 9): one number per offset, highest at (0, 0)
+widgets.relative_view(near[None], picture_grid, clip=4, head=0, query=7)
+
 # %% [markdown]
 # ## From absolute to relative: clipped offsets
 #
-# For a sequence, Shaw et al. index a learned table by the offset $j - i$ from query $i$ to key $j$,
-# clipped to $[-k, k]$: beyond $k$ steps, all offsets share one entry. With 7 tokens and $k = 2$
-# the table has $2k+1 = 5$ entries, and this matrix says which one each pair uses.
+# For a sequence, Shaw et al. (2018, arXiv 1803.02155) index a learned table by the offset $j - i$
+# from query $i$ to key $j$. They clip it to $[-k, k]$: beyond $k$ steps, all offsets share one
+# entry. With 7 tokens and $k = 2$ the table has $2k+1 = 5$ entries. This matrix says which one each
+# pair uses.
 
 # %%
 n, k = 7, 2
@@ -79,17 +88,13 @@ assert (torch.diagonal(index) == k).all() and index[0, -1] == 2 * k and index[-1
 # %% [markdown]
 # ## The 2-D table
 #
-# On a $g_h \times g_w$ grid, the offset between two patches is $(\Delta r, \Delta c)$ with
-# $\Delta r \in [-(g_h-1), g_h-1]$ and $\Delta c \in [-(g_w-1), g_w-1]$: $(2g_h-1)(2g_w-1)$ possible
-# offsets. The table keeps one learned number per offset and head, and adds
-# $B_h[\Delta r, \Delta c]$ to the score of every pair, with the offset taken as the query's
-# position minus the key's (Swin's convention; Shaw's $j - i$ above is key minus query, the same
-# table read mirrored, and lesson 05 plots key minus query: only the sign of the offset differs). Swin attends only within $M \times M$ windows, so its table has
-# $(2M-1)^2$ entries per head; BEiT and `minivit` attend over the whole grid, so the "window" is the
-# grid. BEiT also learns three extra entries for the class token (class→patch, patch→class,
-# class→class); `minivit` gives the class token zero bias. Wu et al. (2021, iRPE, arXiv 2107.14222)
-# compare the 2-D variants for ViTs: a number per offset as here, or a vector that interacts with
-# the query, with offsets that keep their direction or only their length. We index the table by
+# On a $g_h \times g_w$ grid, the offset between two patches is $(\Delta r, \Delta c)$, with
+# $\Delta r$ from $-(g_h-1)$ to $g_h-1$ and $\Delta c$ from $-(g_w-1)$ to $g_w-1$. That makes
+# $(2g_h-1)(2g_w-1)$ possible offsets. The table keeps one learned number per offset and head. It
+# adds $B_h[\Delta r, \Delta c]$ to the score of every pair. The offset is the query's position minus
+# the key's (Swin's convention). Shaw's $j - i$ above is key minus query: the same table, read
+# mirrored. Swin attends only within $M \times M$ windows, so its table has $(2M-1)^2$ entries per
+# head. `minivit` attends over the whole grid, so its "window" is the grid. We index the table by
 # hand, with Swin's flat index, and compare with `minivit`'s `relative` encoding.
 
 # %%
@@ -132,50 +137,13 @@ with torch.no_grad():
 print("a zero table gives exactly the model without positional encoding")
 
 # %% [markdown]
-# ## Clipping and new grids
-#
-# Clipped at $k$, the table has $(2k+1)^2$ entries per head whatever the grid, and any grid can be
-# indexed: offsets beyond $k$ reuse the outermost entries. Without clipping, a larger grid has
-# offsets the table never saw; Swin resizes the table bicubically to the new size, and `minivit`
-# does the same (or clamps, with `resize="clamp"`). On a *smaller* grid, clamping is exact: every
-# offset there was trained, so the bias is the trained table cropped, while the bicubic resize
-# squashes the table and moves each offset's entry. Swin V2 (Liu et al. 2022, arXiv 2111.09883)
-# replaces the table with a small network of log-spaced offsets, so that a new size needs no
-# resize at all; lesson 08 measures what resizing costs.
-
-# %%
-clipped = build("relative", dim=32, heads=2, depth=1, grid=grid, clip=1)
-print("clipped at 1:", tuple(clipped.table.shape[2:]), "entries per head;",
-      "bias at an 8x8 grid:", tuple(clipped.attn_bias((8, 8), 0).shape))
-b8 = clipped.attn_bias((8, 8), 0)
-assert clipped.table.shape[2:] == (3, 3)
-assert torch.equal(b8[:, 0, 63], clipped.table[0, :, 0, 0])  # offset (-7, -7) clipped to (-1, -1)
-resized, radius = enc.table_for((8, 8), 0)
-print("unclipped table resized for an 8x8 grid:", tuple(resized.shape[1:]), "offsets up to", radius)
-assert resized.shape[1:] == (15, 15)
-small, ramps = (3, 3), {}
-for how in ("clamp", "interpolate"):
-    ramps[how] = build("relative", dim=32, heads=2, depth=1, grid=grid, resize=how)
-    with torch.no_grad():  # a table whose entry is the column offset dc, from -4 to 4
-        ramps[how].table.copy_(torch.arange(-4.0, 5.0).expand_as(ramps[how].table))
-off3 = relative_offsets(small)
-trained_entries = ramps["clamp"].table[0][:, off3[..., 0] + grid[0] - 1, off3[..., 1] + grid[1] - 1]
-print("3x3 grid, bias at offset (0, -2) (trained entry -2):",
-      ", ".join(f"{how} {ramps[how].attn_bias(small, 0)[0, 0, 2]:.2f}" for how in ramps))
-assert torch.equal(ramps["clamp"].attn_bias(small, 0), trained_entries)
-
-# %% [markdown]
-# Every encoding that adds a bias to the scores has a cost on a GPU: by PyTorch's documentation,
-# `scaled_dot_product_attention` uses FlashAttention only without one, so relative bias (and ALiBi,
-# lesson 06) runs on the memory-efficient kernel instead (lesson 09 comes back to this).
-#
 # ## How fast can a table learn?
 #
-# Adam moves every parameter by about the learning rate per step, whatever the size of its gradient
-# (at most about 3.2 times the rate with the default betas: Kingma & Ba 2015, arXiv 1412.6980, §2.1). So over a run an entry of the table can move
-# by about the sum of the learning rates, its *reach*. A bias $b$ multiplies an attention weight by
-# at most $e^{b}$; for one key among 16 to get half a query's attention from the bias alone, its
-# entry must stand $\ln 15 \approx 2.7$ above the others.
+# Adam moves every parameter by about the learning rate per step while its gradient keeps its size,
+# whatever that size is. So over a run an entry of the table can move by about the sum of the
+# learning rates: its *reach*. A bias $b$ multiplies an attention weight by at most $e^{b}$. For one
+# key among 16 to get half a query's attention from the bias alone, its entry must stand
+# $\ln 15 \approx 2.7$ above the others.
 
 # %%
 steps, lr = 600, 3e-3
@@ -184,28 +152,29 @@ print(f"{steps} steps at lr {lr} with warmup and cosine decay: reach {reach:.2f}
       f"at 10x the learning rate {10 * reach:.1f}; ln 15 = {math.log(15):.2f}")
 
 # %% [markdown]
-# At the model's own learning rate the table can typically only tilt attention ($e^{0.9} \approx 2.5$;
-# Adam's step is about the learning rate when the gradient keeps its size, and can be a few times
-# larger when a gradient that was near zero suddenly grows), not focus it. Swin trains for hundreds of epochs; we give the table 10× the learning rate instead
-# (`position_lr_scale=10`). Exercise 1 asks what happens without it. Keep the reach in mind wherever
-# the course compares encodings in short runs at one learning rate: there a bias table starts
-# handicapped.
+# At the model's own learning rate the table can typically only tilt attention
+# ($e^{0.9} \approx 2.5$), not focus it. Adam's step can be larger for a while, when a gradient that
+# was near zero keeps growing. With the default betas it stays under about 7.3 times the rate
+# (Going deeper computes it). Swin trains for hundreds of epochs. We give the table 10× the learning
+# rate instead (`position_lr_scale=10`); exercise 1 asks what happens without it. Keep the reach in
+# mind wherever the course compares encodings in short runs at one learning rate. There a bias table
+# starts handicapped.
 #
 # ## A trained table, head by head
 #
-# We train a ViT with relative bias (4 heads, one table per block) on `distance`: a circle and a
-# square on one row or column of a 4×4 layout, and the answer is how far apart they are (0, 1 or 2
-# cells between them). With 8-pixel patches each cell is one patch, so every image holds the same
-# patches (a circle, a square, 14 empty ones) whatever the answer: a model without position sits at
-# chance, 1/3 (lesson 00), and the table is the only place this model can learn position.
+# We train a ViT with relative bias (4 heads, one table per block) on `distance`. A circle and a
+# square lie on one row or column of a 4×4 layout. The answer is how far apart they are: 0, 1 or 2
+# cells between them. With 8-pixel patches each cell is one patch. So every image holds the same
+# patches whatever the answer: a circle, a square and 14 empty ones. A model without position sits
+# at chance, 1/3 (lesson 00). The table is the only place this model can learn position.
 #
 # Then we measure what the table does:
 # - the accuracy of the trained model, and of the same model with its table set to zero;
-# - for each head, the mean attention distance (Dosovitskiy et al. 2021, Fig. 7;
-#   `analysis.mean_attention_distance`) of the attention the bias alone gives, softmax of the bias,
-#   before and after training. A uniform head looks at the grid's mean distance, 2.0 patches;
-# - how much of the strongest head's table is a function of the offset's *length* alone (its
-#   share of the table's variance: 1 for rings around (0, 0); a random table scores about 0.2).
+# - for each head, the mean attention distance (Dosovitskiy et al. 2021, Fig. 7) of the softmax of
+#   the bias alone, before and after training. A uniform head looks at the grid's mean distance, 2.0
+#   patches;
+# - how much of the strongest head's table is a function of the offset's *length* alone: its share
+#   of the table's variance, 1 for rings around (0, 0), about 0.2 for a random table.
 
 # %% tags=["nbval-ignore-output"]
 train, test = make_task("distance", 4096, seed=SEED), make_task("distance", 1000, seed=SEED + 1)
@@ -262,7 +231,7 @@ print(f"strongest head: {share:.0%} of its table is a function of the offset's l
 
 # %%
 lesson.claim("the trained model learns the task", accuracy, ">", 0.6)
-lesson.claim("without its table, chance", zeroed, "<", 0.4)
+lesson.claim("sanity check: with a zero table, chance", zeroed, "<", 0.4)
 lesson.claim("entries grow beyond the 1x reach", learned.abs().max(), ">", reach)
 assert spread_before < 0.05  # untrained: every head at the grid's mean
 lesson.claim("heads come to look at different distances", spread, ">", 0.15)
@@ -270,23 +239,110 @@ lesson.claim("the strongest head's table is a ring: a function of distance, not 
 viz.head_tables(learned, title="head")
 
 # %% [markdown]
-# The trained model answers well above chance, and the same weights with a zero table fall to
-# chance: here the bias is not decoration, it is the model's whole sense of position. Before
-# training every head looks at the mean distance of the grid; after, the heads differ in how far
-# they look. The tables show how: the strongest is a ring around (0, 0),
-# raised or lowered at some distance and much the same in every direction (measured above for the
-# strongest head, on every seed of the margin sweep; other heads can be directional), which is what
-# a question about distance (not direction) asks for. Which head takes which distance changes from
-# seed to seed (run the lesson with `MINIVIT_SEED=1` and `2`).
+# The trained model answers well above chance: the table learned where the shapes are. The same
+# weights with a zero table fall to chance. That is a sanity check, not a finding. A zero table *is*
+# the model without position (shown above), and that model cannot tell the answers apart.
+#
+# Before training, every head's bias alone looks at the mean distance of the grid. After training,
+# the heads' biases differ in how far they would look. (This is the softmax of the bias, without the
+# content scores.) The tables show how. The strongest is a ring around (0, 0): raised or lowered at
+# some distance, much the same in every direction. That is what a question about distance, not
+# direction, asks for. It holds for the strongest head on every seed of the margin sweep; other heads
+# can be directional. Which head takes which distance changes from seed to seed (run the lesson with
+# `MINIVIT_SEED=1` and `2`).
 
 # %% [markdown]
 # ## Try it: clip distance, head, query
 #
-# The trained block-1 table seen through clipping: entries beyond the clip distance are replaced by
-# the outermost ones (left), and the bias it gives from one query patch to every patch (right).
+# The trained block-1 table seen through clipping (left): entries beyond the clip distance are
+# replaced by the outermost ones. Right: the bias it gives from one query patch to every patch. The
+# slider clips a table trained *without* clipping, after the fact. A model trained with a clip
+# learns its own table.
 
 # %% tags=["nbval-ignore-output"]
 widgets.relative_explorer(learned[1], g)
+
+# %% [markdown]
+# ## Going deeper
+#
+# ### Other relative encodings
+#
+# Shaw et al. learned a *vector* per clipped offset. T5 reduced it to a number per offset and head,
+# with offsets grouped into log-spaced buckets. BEiT (Bao et al. 2021, arXiv 2106.08254) uses Swin's
+# 2-D table over the whole grid. It also learns three extra entries for the class token
+# (class→patch, patch→class, class→class); `minivit` gives the class token zero bias. Wu et al.
+# (2021, iRPE, arXiv 2107.14222) compare the 2-D variants for ViTs. One is a number per offset, as
+# here. Another is a vector that interacts with the query. Offsets can keep their direction or only
+# their length.
+#
+# ### Clipping and new grids
+#
+# Clipped at $k$, the table has $(2k+1)^2$ entries per head whatever the grid. Any grid can be
+# indexed: offsets beyond $k$ reuse the outermost entries. Without clipping, a larger grid has
+# offsets the table never saw. Swin resizes the table bicubically to the new size, and `minivit`
+# does the same (or clamps, with `resize="clamp"`). On a *smaller* grid, clamping is exact. Every
+# offset there was trained, so the bias is the trained table cropped. The bicubic resize instead
+# squashes the table and moves each offset's entry. Swin V2 (Liu et al. 2022, arXiv 2111.09883)
+# replaces the table with a small network of log-spaced offsets, so a new size needs no resize at
+# all. Lesson 08 measures what resizing costs.
+
+# %%
+clipped = build("relative", dim=32, heads=2, depth=1, grid=grid, clip=1)
+print("clipped at 1:", tuple(clipped.table.shape[2:]), "entries per head;",
+      "bias at an 8x8 grid:", tuple(clipped.attn_bias((8, 8), 0).shape))
+b8 = clipped.attn_bias((8, 8), 0)
+assert clipped.table.shape[2:] == (3, 3)
+assert torch.equal(b8[:, 0, 63], clipped.table[0, :, 0, 0])  # offset (-7, -7) clipped to (-1, -1)
+resized, radius = enc.table_for((8, 8), 0)
+print("unclipped table resized for an 8x8 grid:", tuple(resized.shape[1:]), "offsets up to", radius)
+assert resized.shape[1:] == (15, 15)
+small, ramps = (3, 3), {}
+for how in ("clamp", "interpolate"):
+    ramps[how] = build("relative", dim=32, heads=2, depth=1, grid=grid, resize=how)
+    with torch.no_grad():  # a table whose entry is the column offset dc, from -4 to 4
+        ramps[how].table.copy_(torch.arange(-4.0, 5.0).expand_as(ramps[how].table))
+off3 = relative_offsets(small)
+trained_entries = ramps["clamp"].table[0][:, off3[..., 0] + grid[0] - 1, off3[..., 1] + grid[1] - 1]
+print("3x3 grid, bias at offset (0, -2) (trained entry -2):",
+      ", ".join(f"{how} {ramps[how].attn_bias(small, 0)[0, 0, 2]:.2f}" for how in ramps))
+assert torch.equal(ramps["clamp"].attn_bias(small, 0), trained_entries)
+
+# %% [markdown]
+# Every encoding that adds a bias to the scores has a cost on a GPU. By PyTorch's documentation,
+# `scaled_dot_product_attention` uses FlashAttention only without one. So relative bias (and ALiBi,
+# lesson 06) runs on the memory-efficient kernel instead. Lesson 09 comes back to this.
+#
+# ### How large can one Adam step be?
+#
+# Kingma & Ba (2015, arXiv 1412.6980, §2.1) give $(1-\beta_1)/\sqrt{1-\beta_2} \approx 3.16$ times
+# the rate for one case: a single non-zero gradient after many zeros. That is not a bound. By the
+# Cauchy–Schwarz inequality, the largest step over any history of gradients is
+#
+# $$\frac{1-\beta_1}{\sqrt{1-\beta_2}}\cdot\frac{1}{\sqrt{1-\beta_1^2/\beta_2}} \approx 7.27$$
+#
+# times the rate with the default betas (0.9, 0.999). Gradients that grow by $\beta_2/\beta_1$ per
+# step reach it. We check with `torch.optim.Adam`: a long quiet run, so that the bias corrections
+# fade, then such growing gradients.
+
+# %%
+beta1, beta2 = 0.9, 0.999
+single = (1 - beta1) / math.sqrt(1 - beta2)
+ceiling = single / math.sqrt(1 - beta1**2 / beta2)
+w = torch.zeros(1, dtype=torch.float64, requires_grad=True)
+adam = torch.optim.Adam([w], lr=lr, betas=(beta1, beta2))
+for _ in range(10_000):  # zero gradients: no step, while the bias corrections fade
+    w.grad = torch.zeros_like(w)
+    adam.step()
+grad = 1e-3
+for _ in range(200):  # gradients that grow by beta2 / beta1 per step
+    before = w.detach().clone()
+    w.grad = torch.full_like(w, grad)
+    adam.step()
+    grad *= beta2 / beta1
+largest = ((w.detach() - before).abs() / lr).item()
+print(f"one gradient after zeros: {single:.2f} x lr; the ceiling: {ceiling:.2f} x lr; "
+      f"torch.optim.Adam's last step: {largest:.2f} x lr")
+assert single < largest < ceiling + 1e-9 and largest > 0.99 * ceiling, "growing gradients reach the ceiling"
 
 # %% [markdown]
 # ## What we covered
@@ -297,9 +353,10 @@ widgets.relative_explorer(learned[1], g)
 # - The bias is translation invariant, and a zero table is no encoding at all.
 # - Clipping makes the table independent of the grid; without it the table is resized for larger
 #   grids (by default also for smaller ones), or cropped exactly (`clamp`) for smaller ones.
-# - Adam's reach limits how far a table can move in a short run; with 10× its learning rate, a
-#   table trained on `distance` carries the model's accuracy (zeroed: chance), its heads come to
-#   look at different distances, and its strongest tables are rings.
+# - Adam's reach limits how far a table can move in a short run (one step stays under about
+#   7.3 × lr with the default betas); with 10× its learning rate, a table trained on `distance`
+#   learns the task, its heads' biases come to look at different distances, and its strongest
+#   tables are rings. Zeroed, the model is at chance: a sanity check.
 
 # %% [markdown]
 # ## Exercises
@@ -363,7 +420,8 @@ exercises.check("04.6", answer_04_6)
 # | a zero table is exactly the model without positional encoding | `torch.testing.assert_close(model(x), plain(x))` | the table is random (a constant table passes too: it shifts every score of a row equally) |
 # | clipped at 1, an 8×8 grid reads offset (−7, −7) from entry (−1, −1) | `assert torch.equal(b8[:, 0, 63], clipped.table[0, :, 0, 0])` | offsets are not clipped |
 # | on a smaller grid, clamping gives the trained entries exactly | `assert torch.equal(ramps["clamp"].attn_bias(small, 0), trained_entries)` | `resize="interpolate"` (the bicubic squash moves them) |
-# | the trained table carries the model's accuracy: zeroed, the model is at chance | `lesson.claim("the trained model learns the task", accuracy, ">", 0.6)` `lesson.claim("without its table, chance", zeroed, "<", 0.4)` | the table does not learn (`position_lr_scale=1`: accuracy 0.35 with seed 0; with seed 2 the model learns the task even so), or the task needs no position (`which_shape` on the same grid: 0.96 with the table and without it) |
+# | the trained table learns the task; sanity check: zeroed, the model is the no-position one, at chance | `lesson.claim("the trained model learns the task", accuracy, ">", 0.6)` `lesson.claim("sanity check: with a zero table, chance", zeroed, "<", 0.4)` | the table does not learn (`position_lr_scale=1`: accuracy 0.35 with seed 0; with seed 2 the model learns the task even so), or the task needs no position (`which_shape` on the same grid: 0.96 with the table and without it) |
 # | with 10× the learning rate, entries grow beyond the 1× reach | `lesson.claim("entries grow beyond the 1x reach", learned.abs().max(), ">", reach)` | the table frozen, or trained at the model's rate on some seeds (`position_lr_scale=1`: largest entry 0.66 with seed 0, against a reach of 0.90) |
 # | trained heads look at different distances; untrained ones all at the grid's mean | `assert spread_before < 0.05` `lesson.claim("heads come to look at different distances", spread, ">", 0.15)` | the table frozen (the spread stays as before training, under 0.05); at the model's rate the heads still move apart, less (`position_lr_scale=1`: spread 0.31 with seed 0, 0.32 with seed 2) |
 # | the strongest trained table is a ring: a function of the offset's length | `lesson.claim("the strongest head's table is a ring: a function of distance, not direction", share, ">", 0.8)` | the table is untrained (about 0.2), or trained on a task that needs no position (`which_shape`: 0.33) |
+# | Adam's step is not bounded by 3.16 × lr: growing gradients reach the ceiling of about 7.27 × lr (Going deeper) | `assert single < largest < ceiling + 1e-9 and largest > 0.99 * ceiling, "growing gradients reach the ceiling"` | the gradients stay constant (a step of 1 × lr) or come once after zeros (3.16 × lr) |
