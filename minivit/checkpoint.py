@@ -111,9 +111,15 @@ def check_writable(out: Path, *, model_bytes: int, name: str = "--out") -> None:
             if folder.exists() or folder.is_symlink():
                 break
             made.append(folder)
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".write-test-{os.getpid()}"
-        probe.write_bytes(b"minivit")
+        for attempt in range(3):  # a run checking the same new folder at once may remove it between
+            out.mkdir(parents=True, exist_ok=True)
+            probe = out / f".write-test-{os.getpid()}"
+            try:
+                probe.write_bytes(b"minivit")
+                break
+            except FileNotFoundError:
+                if attempt == 2:
+                    raise
         probe.unlink()
         for kept_name in (CHECKPOINT, CHECKPOINT + SUMS, "run.json", "history.json", "run.lock"):
             if (out / kept_name).is_dir():

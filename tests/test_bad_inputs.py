@@ -353,7 +353,7 @@ def test_train_refuses_to_overwrite_a_run(trained_run, capsys):
 def test_train_refuses_to_resume_another_run(trained_run, capsys):
     argv = [*BASE, "--steps", "2", "--dim", "16", "--seed", "7", "--out", str(trained_run), "--resume"]
     code, err = run_cli(argv, capsys)
-    assert_one_line(code, err, r"cannot resume .*: seed differ")
+    assert_one_line(code, err, r"cannot resume .*: it was trained with other data \(--seed 0 then, 7 now\)")
 
 
 def copy_run(run, tmp_path):

@@ -571,3 +571,21 @@ def test_mnist_without_a_network_is_one_line_in_the_command_s_words(tmp_path, ca
     )
     assert "--task mnist-offline" in err and "--task digits" in err and "minivit.data." not in err
     assert not root.exists() and not (tmp_path / "run").exists()
+
+
+def test_a_diverged_run_s_advice_names_the_command_s_options(tmp_path, capsys):
+    """c03: "lower the learning rate (lr=...) or clip gradients (grad_clip=...)" to a command-line user."""
+    code, err = run_cli(
+        [*BASE, "--steps", "5", "--lr", "1e10", "--dim", "16", "--out", str(tmp_path / "run")], capsys
+    )
+    one_line(
+        code, err, r"lower the learning rate \(--lr 10000000000.0\) or clip gradients \(--grad-clip 1.0\)"
+    )
+
+
+def test_resume_with_another_training_set_names_the_option_then_and_now(copy, capsys):
+    """r04: "train_size differ from the saved run", in the Python name and without the values."""
+    code, err = run_cli([*SMALL[:4], "128", *SMALL[5:], "--out", str(copy), "--resume"], capsys)
+    one_line(
+        code, err, r"it was trained with other data \(--train-size 64 then, 128 now\); pass the run's own"
+    )

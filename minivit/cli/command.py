@@ -199,6 +199,11 @@ def _as_flag(message: str, args: argparse.Namespace) -> str:
     message = message.replace("minivit.data.digits()", "--task digits")
     if args.command == "eval":  # eval sets the size with --resolutions, and has no training options
         message = message.replace("leave out --image-size", "test at its own size (leave out --resolutions)")
+    message = re.sub(  # "(lr=0.1)" in a hint: the option as typed, "(--lr 0.1)"
+        r"\(([a-z_]+)=",
+        lambda m: f"(--{m.group(1).replace('_', '-')} " if m.group(1) in vars(args) else m.group(0),
+        message,
+    )
     match = re.match(r"([a-z_]+)=", message)
     if match and match.group(1) in vars(args):
         return "--" + match.group(1).replace("_", "-") + message[len(match.group(1)) :]

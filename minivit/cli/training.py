@@ -186,7 +186,11 @@ def _check_out(args: argparse.Namespace, run: dict, config: ViTConfig, settings)
         before = read_run(args.out)
         diff = [k for k in run if k != "config" and before.get(k) != run[k]]
         if diff:
-            raise ValueError(f"cannot resume {args.out}: {', '.join(diff)} differ from the saved run")
+            said = "; ".join(f"--{k.replace('_', '-')} {before.get(k)!r} then, {run[k]!r} now" for k in diff)
+            raise ValueError(
+                f"cannot resume {args.out}: it was trained with other data ({said}); pass the run's own "
+                "options, or a new --out"
+            )
     if not args.resume:
         return None
     try:
