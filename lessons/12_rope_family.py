@@ -16,33 +16,19 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/minivit-course/minivit/blob/main/lessons/12_rope_family.ipynb)
 #
-# Lesson 05 turned each pair of channels of a query and a key by an angle proportional to the
-# patch's position. Written as a matrix, that turn is the exponential of a skew-symmetric matrix,
-# $R(x) = \exp(x_r A_1 + x_c A_2)$, with one *generator* per axis of the grid. Three recent
-# encodings change the generators: LieRE (Ostmeier et al. 2024, arXiv 2406.10322) learns them
-# whole; STRING (Schenck et al. 2025, arXiv 2502.02562) learns a change of basis around RoPE's;
-# Spiral RoPE (Liu et al. 2026, arXiv 2602.03227) points RoPE's pairs in more than two directions.
-# PoPE (Gopalakrishnan et al. 2025, arXiv 2509.10534) stands beside them: it keeps RoPE's angles but
-# takes away the content's. One property decides which of them keep lesson 05's result, a score that depends on the offset
-# between query and key alone: whether the two generators commute.
+# Lesson 05 turned each channel pair of a query and a key by an angle proportional to the patch's
+# position, so the score depends only on the offset between them. LieRE, STRING and Spiral RoPE make
+# that turn in new ways. Do they keep lesson 05's result? One question decides it: **do the two
+# generators commute?** (A generator is the matrix that makes the turn, one per axis of the grid.) If
+# they commute, the score is a function of the offset alone. If not, it also depends on where the
+# pair sits. PoPE keeps the offset-only score another way: it takes the angle away from the content.
 #
 # **What you will learn**
-# - a 2×2 rotation is the exponential of a skew-symmetric matrix, and axial and mixed RoPE are the
-#   exponentials of two block-diagonal generators, checked against `minivit`;
-# - why commuting generators keep the score a function of the offset
-#   ($e^{A}e^{B} = e^{A+B}$ when $AB = BA$), and the term by which it fails when they do not;
-# - LieRE's learned generators: the score at one offset changes with where the pair is, measured;
-#   `commuting=True` restores the offset-only score;
-# - STRING: a learned orthogonal change of basis keeps the score offset-only for any basis, starts
-#   as the RoPE it wraps, and inside a ViT can be folded into the query and key projections;
-# - Spiral RoPE: $K$ directions, $K = 2$ is axial RoPE exactly, and with $K = 4$ a head can draw
-#   the diagonal stripe that lesson 05 showed axial RoPE cannot;
-# - PoPE: content sets only each channel's length and position its angle, so without its learned
-#   phase a head scores a key on top of the query highest, for any query content and one key
-#   content at every patch;
-# - six members trained side by side for a short run on the relation task, and what such a run
-#   can and cannot tell apart; why PoPE at phase 0 cannot tell left from right;
-# - what three recorded seeds show at new sizes: zoomed scenes, and larger canvases.
+# - A turn is the exponential of a skew-symmetric matrix. Commuting generators keep the score a
+#   function of the offset, and the commutator is the term by which it fails.
+# - LieRE's dense generators do not commute. STRING's do, and its learned basis folds into $W_q$, $W_k$.
+# - Spiral RoPE with $K = 4$ directions draws the diagonal stripe that axial RoPE cannot.
+# - PoPE: content sets how much each channel counts, and position alone sets where a head looks.
 #
 # Runs top to bottom in about a minute on a laptop CPU.
 
@@ -63,6 +49,7 @@ if "google.colab" in sys.modules:  # Colab keeps its own torch and ipywidgets (7
 
 import math
 
+import matplotlib.pyplot as plt
 import torch
 
 # %matplotlib inline
@@ -76,16 +63,34 @@ SEED = lesson.setup()  # seed and threads from MINIVIT_SEED, MINIVIT_THREADS (de
 expm = torch.linalg.matrix_exp
 
 # %% [markdown]
+# ## The result in one picture
+#
+# Every RoPE here turns a query or key at position $x = (x_r, x_c)$ by
+# $R(x) = \exp(x_r A_{row} + x_c A_{col})$, with generators $A_{row}$ and $A_{col}$. The explorer
+# starts from axial RoPE's generators (lesson 05) and changes them by the strength on the slider, in
+# one of two ways. *Add* puts a random
+# part into $A_{col}$ that does not commute with $A_{row}$, as LieRE's learned generators do.
+# *Change the basis* turns both generators by one rotation $P$, as STRING does. They still commute.
+#
+# Left: one $q$ and $k$ scored at two offsets, for queries along the grid's diagonal. A flat line
+# means the score does not depend on where the pair sits. Right: the share of the scores' variance
+# that the offset explains, against the strength (1: the score is a function of the offset alone).
+# Only the added part pulls it below 1. The rest of the lesson shows why.
+
+# %% tags=["nbval-ignore-output"]
+widgets.family_explorer()
+
+# %% [markdown]
 # ## A rotation is the exponential of a skew-symmetric matrix
 #
 # Take $J = \begin{pmatrix} 0 & -1 \\ 1 & 0 \end{pmatrix}$. It is skew-symmetric ($J^\top = -J$)
-# and $J^2 = -I$, so the series of the exponential splits into its even and odd terms:
+# and $J^2 = -I$. So the series of the exponential splits into its even and odd terms:
 #
-# $$e^{\varphi J} = I\left(1 - \tfrac{\varphi^2}{2!} + \dots\right) + J\left(\varphi - \tfrac{\varphi^3}{3!} + \dots\right) = \cos\varphi\, I + \sin\varphi\, J = \begin{pmatrix}\cos\varphi & -\sin\varphi \\ \sin\varphi & \cos\varphi\end{pmatrix},$$
+# $$e^{\varphi J} = I\left(1 - \tfrac{\varphi^2}{2!} + \dots\right) + J\left(\varphi - \tfrac{\varphi^3}{3!} + \dots\right) = \cos\varphi\, I + \sin\varphi\, J = \begin{pmatrix}\cos\varphi & -\sin\varphi \\ \sin\varphi & \cos\varphi\end{pmatrix}.$$
 #
-# the rotation by $\varphi$ that `rotate_pairs` applies to a channel pair (lesson 05). More
-# generally, for any skew-symmetric $A$, $(e^{A})^\top e^{A} = e^{-A}e^{A} = I$: the exponential of
-# a skew-symmetric matrix keeps lengths. Such an $A$ is called a generator.
+# This is the rotation by $\varphi$ that `rotate_pairs` applies to a channel pair (lesson 05). For any
+# skew-symmetric $A$, $(e^{A})^\top e^{A} = e^{-A}e^{A} = I$. So the exponential of a
+# skew-symmetric matrix keeps lengths: it is a rotation, and $A$ is its generator.
 
 # %%
 J = torch.tensor([[0.0, -1.0], [1.0, 0.0]], dtype=torch.float64)
@@ -107,17 +112,15 @@ print("exp(phi J) is the rotation by phi, as rotate_pairs turns a pair; exp(A) o
 # %% [markdown]
 # ## RoPE's two generators
 #
-# Axial RoPE with head width $D_h = 16$ has 8 channel pairs: pairs 0-3 turn with the column at the
-# frequencies $\theta_i = 100^{-4i/16}$, pairs 4-7 with the row at the same frequencies. Put
+# Axial RoPE with head width $D_h = 16$ has 8 channel pairs. Pairs 0-3 turn with the column at the
+# frequencies $\theta_i = 100^{-4i/16}$, and pairs 4-7 turn with the row at the same frequencies. Put
 # $\theta_i J$ on the diagonal of a $16\times16$ matrix where a pair turns with the column, and zero
-# elsewhere: that is $A_{col}$; $A_{row}$ holds the other pairs. Then
-#
-# $$R(r, c) = \exp(r A_{row} + c A_{col})$$
-#
-# is block-diagonal, and block $i$ is $e^{(\text{angle}_i) J}$: exactly the turn of lesson 05.
-# Mixed RoPE gives every pair a frequency along both axes, $(f_{x,i}, f_{y,i})$: its generators are
-# $A_{col} = \mathrm{diag}(f_{x,i} J)$ and $A_{row} = \mathrm{diag}(f_{y,i} J)$. We build both sets by hand
-# and check them against `minivit`'s `rope-axial` and `rope-mixed`.
+# elsewhere: that is $A_{col}$. $A_{row}$ holds the other pairs. Then
+# $R(r, c) = \exp(r A_{row} + c A_{col})$ is block-diagonal, and block $i$ is
+# $e^{(\text{angle}_i) J}$, exactly the turn of lesson 05. Mixed RoPE gives every pair a frequency
+# along both axes, $(f_{x,i}, f_{y,i})$. Its generators are $A_{col} = \mathrm{diag}(f_{x,i} J)$ and
+# $A_{row} = \mathrm{diag}(f_{y,i} J)$. We build both sets by hand and check them against
+# `minivit`'s `rope-axial` and `rope-mixed`.
 
 # %%
 grid = (6, 6)
@@ -156,31 +159,29 @@ for name, (a_row, a_col) in {"axial": axial_gens, "mixed": mixed_gens}.items():
     print(f"{name}: exp(r A_row + c A_col) == minivit's rotation at every patch; A_row A_col == A_col A_row")
 
 # %% [markdown]
-# Both pairs of generators commute: block by block, they are multiples of the same $J$, and
-# $(aJ)(bJ) = (bJ)(aJ)$. That is no accident of the construction. It is what the next section is
-# about.
+# Both pairs of generators commute. Block by block they are multiples of the same $J$, and
+# $(aJ)(bJ) = (bJ)(aJ)$. That is no accident, as the next section shows.
 
 # %% [markdown]
 # ## Why commuting keeps the score a function of the offset
 #
 # The score of a query at $x$ and a key at $y$ is $(R(x)q)\cdot(R(y)k) = q^\top R(x)^\top R(y)\,k$.
-# Write $G(x) = x_r A_1 + x_c A_2$; it is linear in $x$, and $R(x)^\top = e^{-G(x)}$. When
-# $A_1A_2 = A_2A_1$, every $G(x)$ commutes with every $G(y)$, and for commuting matrices the
+# Write $G(x) = x_r A_{row} + x_c A_{col}$. It is linear in $x$, and $R(x)^\top = e^{-G(x)}$. When
+# the generators commute, every $G(x)$ commutes with every $G(y)$. For commuting matrices the
 # exponential turns sums into products, as for numbers:
 #
 # $$e^{A}e^{B} = e^{A+B}\ \text{ if } AB = BA, \qquad\text{so}\qquad R(x)^\top R(y) = e^{-G(x)}e^{G(y)} = e^{G(y) - G(x)} = e^{G(y - x)} = R(y - x).$$
 #
 # The score is then $q^\top R(y - x)\,k$: a function of the offset alone, for any $q$ and $k$. When
-# $A$ and $B$ do not commute, the product and the exponential of the sum part (for some special
-# matrices they can still meet; ComRoPE, arXiv 2506.03737, proves that an offset-only score at every
-# position needs commuting generators). Multiplying the series out for small $t$,
+# $A$ and $B$ do not commute, the product and the exponential of the sum part ways. Multiply the
+# series out for small $t$:
 #
-# $$e^{tA}e^{tB} - e^{t(A+B)} = \tfrac{t^2}{2}\,(AB - BA) + O(t^3):$$
+# $$e^{tA}e^{tB} - e^{t(A+B)} = \tfrac{t^2}{2}\,(AB - BA) + O(t^3).$$
 #
-# the first term by which the two differ is half the *commutator* $[A, B] = AB - BA$. We check both
-# numerically: with RoPE's generators the product is the exponential of the sum to float rounding,
-# and with two random generators (scaled to norm 1) the gap shrinks like $t^2$ and its leading term
-# is $\tfrac{t^2}{2}[A, B]$.
+# The first term by which the two differ is half the *commutator* $[A, B] = AB - BA$. The cell below
+# checks both. With RoPE's generators the product is the exponential of the sum, to float rounding.
+# With two random generators of norm 1 the gap shrinks like $t^2$, and its leading term is
+# $\tfrac{t^2}{2}[A, B]$.
 
 # %% tags=["nbval-ignore-output"]
 for gens in (axial_gens, mixed_gens):
@@ -200,28 +201,25 @@ lesson.claim("the leading term is t^2 / 2 [A, B]: within 1% at t = 0.01", leadin
 lesson.claim("two random generators do not commute", commutator.norm(), ">", 0.2)
 
 # %% [markdown]
-# The first two lines of that cell check, for axial and mixed RoPE, that
-# $e^{3A_{row}}e^{-2A_{col}} = e^{3A_{row} - 2A_{col}}$ and that $R(x_0)^\top R(x) = R(x - x_0)$ at
-# every patch $x$ (with $x_0$ the patch $(1, 1)$). For the random pair, the error of the leading term
-# shrinks in proportion to $t$, as an $O(t^3)$ remainder divided by $t^2$ should.
+# For axial and mixed RoPE the cell also checks $R(x_0)^\top R(x) = R(x - x_0)$ at every patch $x$.
+# For the random pair, the error of the leading term shrinks like $t$, as an $O(t^3)$ remainder
+# divided by $t^2$ should.
 
 # %% [markdown]
 # ## LieRE: learned generators that do not commute
 #
-# LieRE (`liere`) learns $A_1$ and $A_2$ whole: two dense skew-symmetric matrices per head and
-# block, their upper triangles drawn uniform in $[0, 2\pi)$ as in the paper's code, and positions
-# scaled so that the trained grid spans $[0, 1)$ along each axis. Dense generators drawn at random
-# do not commute. We check LieRE's rotation by hand, then put one $q$ and one $k$ at every patch of
-# a 6×6 grid and score every pair, for 8 random pairs $(q, k)$. If the score depended on the offset
-# alone, all pairs of patches at one offset would score alike; `analysis.offset_dependence`
-# measures the share of the scores' variance left *within* the offsets (0 when the score is a
-# function of the offset; lesson 11).
+# LieRE (Ostmeier et al. 2024, arXiv 2406.10322; `liere`) learns $A_{row}$ and $A_{col}$ whole. They
+# are dense skew-symmetric matrices whose upper triangles start uniform in $[0, 2\pi)$, as in the
+# paper's code. Positions are scaled so that the trained grid spans $[0, 1)$. Dense generators drawn
+# at random do not commute. We check LieRE's rotation by hand, then put one $q$ and one $k$ at every
+# patch of a 6×6 grid and score every pair, for 8 random pairs $(q, k)$.
+# `analysis.offset_dependence` measures the share of the scores' variance left *within* the offsets.
+# **Here 0 means offset-only**: the larger the share, the more the score depends on where the pair
+# sits. (It is one minus the explorer's share above.)
 #
-# One subtlety first. Along a line through the origin, the positions are multiples of one vector,
-# $G(tu) = t\,G(u)$, and multiples of one matrix commute: on that line any generators behave like
-# 1-D RoPE. So queries on the grid's main diagonal $(i, i)$ with their keys at $(i+1, i+1)$ all
-# score alike, for LieRE too. Queries elsewhere, with their keys at the same offset $(1, 1)$, need
-# not: below, the score at offset $(1, 1)$ for every query $(r, c)$ that has such a key.
+# One subtlety. On a line through the origin the positions are multiples of one vector, and
+# $G(tu) = t\,G(u)$. Multiples of one matrix commute, so there any generators act like 1-D RoPE:
+# queries at $(i, i)$ with keys at $(i+1, i+1)$ all score alike, for LieRE too.
 
 # %% tags=["nbval-ignore-output"]
 torch.manual_seed(SEED)
@@ -271,53 +269,45 @@ lesson.claim("LieRE: a sizeable share of the score is not a function of the offs
 lesson.claim("LieRE: pairs at one offset score differently", liere_spread, ">", 0.08)
 torch.testing.assert_close(c1 @ c2, c2 @ c1)
 assert commuting_within < 1e-20, "commuting=True: the score is a function of the offset (float64 rounding)"
-viz.offset_tables({"LieRE: mean score by offset": analysis.offset_table(s_liere[0], grid),
-                   "LieRE: variance within each offset": analysis.offset_dependence(s_liere[0], grid)["by_offset"],
-                   "commuting=True: mean score by offset": analysis.offset_table(s_commuting[0], grid)})
+
+fig, axes = plt.subplots(1, 3, figsize=(12, 3.4), layout="constrained")
+maps = {"LieRE": ones_ones[0].detach(), "commuting=True": at_one_one(s_commuting)[0].detach()}  # (5, 5): first q, k
+low, high = min(m.min().item() for m in maps.values()), max(m.max().item() for m in maps.values())
+for ax, (name, m) in zip(axes, maps.items()):
+    im = ax.imshow(m, cmap="viridis", vmin=low, vmax=high)
+    ax.set(title=f"{name}: score at offset (1, 1)", xlabel="query's column", ylabel="query's row")
+    fig.colorbar(im, ax=ax, shrink=0.8, label="score")
+by_offset = analysis.offset_dependence(s_liere[0], grid)["by_offset"].detach()  # (11, 11): variance within each offset
+im = axes[2].imshow(by_offset, cmap="magma", vmin=0, extent=(-5.5, 5.5, 5.5, -5.5))
+axes[2].set(title="LieRE: variance within each offset", xlabel="column offset", ylabel="row offset")
+fig.colorbar(im, ax=axes[2], shrink=0.8, label="variance (0: offset-only)")
+plt.show()
 
 # %% [markdown]
-# With LieRE's dense generators a sizeable share of the scores' variance is not explained by the
-# offset (printed above; how much depends on the drawn generators). The scores at offset $(1, 1)$
-# are equal along the table's main diagonal, the queries on the line through the origin, and differ
-# off it. The middle panel is the variance within each offset for the first $(q, k)$: zero at
-# offset $(0, 0)$ (every patch against itself scores $q^\top k$) and at the four corners (one pair
-# each), and spread over the rest of the table. (The figures use `analysis`'s offsets, query minus
-# key.) `commuting=True` restricts each generator to 2×2 blocks, which all commute; the share within
-# offsets drops to float64 rounding. It is then mixed RoPE with its frequencies learned as LieRE's
-# generators.
-#
-# Whether a learned encoding *should* see absolute position is another question (lesson 11 measures
-# which encodings do); here the point is what decides it: the commutator of the generators.
-
-# %% [markdown]
-# ## Try it: from commuting to not
-#
-# Start from axial RoPE's generators (base 100, $D_h = 16$, positions counted in patches) and change
-# them by the strength on the slider, in one of two ways: add to $A_{col}$ a random skew-symmetric
-# matrix (of $A_{col}$'s norm at strength 1), which does not commute with $A_{row}$; or turn *both*
-# generators by one change of basis $P = \exp(\text{strength}\cdot S)$, as STRING does (next
-# section). Left: one $q$ and $k$, the score at offset $(1, 1)$ along the main diagonal and at
-# offset $(0, 1)$ across it, for queries at $(i, i)$; flat lines mean the score does not depend on
-# where the pair is. Right: the share of the scores' variance that the offset explains, against the
-# strength, for both changes.
-
-# %% tags=["nbval-ignore-output"]
-widgets.family_explorer()
+# With LieRE a sizeable share of the scores' variance is not explained by the offset (printed). The
+# left map is the score at offset $(1, 1)$ for every query: equal along its diagonal, the line
+# through the origin, and different off it. `commuting=True` restricts each generator to 2×2
+# blocks, which all commute. Then the same map is flat (middle, on the same colour scale), and the
+# share within offsets drops to float64 rounding. That is mixed RoPE with its frequencies learned as
+# LieRE's generators.
+# The right map is LieRE's variance within each offset. It is zero at offset $(0, 0)$, where every
+# patch meets itself and scores $q^\top k$, and at the four corners, which hold one pair each.
 
 # %% [markdown]
 # ## STRING: RoPE in a learned basis
 #
-# STRING learns commuting generators. Commuting skew-symmetric matrices share an orthogonal basis in
-# which all of them are 2×2 blocks, so every commuting pair is $L_k = P^\top A_k P$ for some
-# orthogonal $P$ and block-diagonal $A_k$: mixed RoPE's generators in another basis. `minivit`'s
-# `string` computes it that way, per head and block:
+# STRING (Schenck et al. 2025, arXiv 2502.02562; `string`) learns generators that commute. Why must
+# such generators look like RoPE's? Two commuting rotation generators turn in the same planes. Take
+# those planes as the basis and both become 2×2 blocks. So every commuting pair is
+# $L_k = P^\top A_k P$, for some rotation $P$ and block-diagonal $A_k$: mixed RoPE's generators in
+# another basis. `minivit`'s `string` computes it that way, per head and block:
 #
-# $$q \mapsto \mathrm{RoPE}(x)\,P q,\quad k \mapsto \mathrm{RoPE}(x)\,P k,\qquad P = \exp(S),\ S \text{ skew-symmetric, learned, } S = 0 \text{ at the start,}$$
+# $$q \mapsto \mathrm{RoPE}(x)\,P q,\quad k \mapsto \mathrm{RoPE}(x)\,P k,\qquad P = \exp(S),\ S \text{ skew-symmetric, learned, } S = 0 \text{ at the start.}$$
 #
-# so the score is $q^\top P^\top\,\mathrm{RoPE}(y - x)\,P k$: a function of the offset for any $P$.
-# Three checks: at the start ($P = I$) STRING is the mixed RoPE it wraps, bit for bit; with a random
-# $P$, $\mathrm{RoPE}(x)\,P = P\,\exp(x_r L_{row} + x_c L_{col})$ with $L = P^\top A P$ (the leading
-# $P$ turns $q$ and $k$ alike and cancels in the score), and these $L$ commute; and for several
+# The score is $q^\top P^\top\,\mathrm{RoPE}(y - x)\,P k$, a function of the offset for any $P$. Three
+# checks follow. At the start ($P = I$) STRING is the mixed RoPE it wraps, bit for bit. With a random
+# $P$, $\mathrm{RoPE}(x)\,P = P\,\exp(x_r L_{row} + x_c L_{col})$ with $L = P^\top A P$, and these
+# $L$ commute. (The leading $P$ turns $q$ and $k$ alike and cancels in the score.) And for four
 # random $P$ the score is a function of the offset.
 
 # %% tags=["nbval-ignore-output"]
@@ -350,11 +340,11 @@ assert max(fractions) < 1e-9, "STRING: the score is a function of the offset for
 print("STRING at P = I is mixed RoPE bit for bit; with any P its generators P^T A P commute; the score depends on the offset only")
 
 # %% [markdown]
-# What does $P$ add? Inside attention, $q = W_q t + b_q$ for a token $t$, so
+# What does $P$ add? Inside attention $q = W_q t + b_q$ for a token $t$. So
 # $P q = (P W_q)\,t + P b_q$: another linear map of the same shape. A ViT with `string` computes the
-# same function as a ViT with `rope-mixed` whose query and key projections are $P W_q$, $P W_k$ (head
-# by head, block by block) and whose other weights are the same. We fold a random $P$ into the
-# projections and compare the two models' outputs.
+# same function as a ViT with `rope-mixed` whose query and key projections are $P W_q$ and $P W_k$,
+# head by head and block by block. We fold a random $P$ into the projections and compare the two
+# models' outputs.
 
 # %% tags=["nbval-ignore-output"]
 config = ViTConfig(image_size=24, patch_size=8, num_classes=4, heads=4, position="string")
@@ -385,30 +375,28 @@ torch.testing.assert_close(out_folded, out_string, atol=1e-5, rtol=1e-4)
 print("a string ViT == a rope-mixed ViT with P folded into W_q, W_k")
 
 # %% [markdown]
-# So in a ViT whose queries and keys are linear in the tokens, STRING's $P$ adds no function a
-# mixed-RoPE ViT cannot compute. What it changes is the parametrisation, and so what gradient
-# descent does: $P$ has its own $D_h(D_h-1)/2$ learned numbers per head and block, trained without
-# weight decay. Whether that helps or hurts training is a question the short run below cannot
+# So STRING's $P$ adds no function that a mixed-RoPE ViT cannot compute. What it changes is the
+# parametrisation, and so what gradient descent does. $P$ has its own $D_h(D_h-1)/2$ learned numbers
+# per head and block, trained without weight decay. Whether that helps training, a short run cannot
 # settle (exercise 4).
 
 # %% [markdown]
-# ## Directions: Spiral RoPE
+# ## Spiral RoPE: more than two directions
 #
-# Axial RoPE turns half the pairs with the column and half with the row: two directions. Spiral RoPE
-# (`rope-spiral`) splits the pairs into $K$ groups and turns group $k$ with the position projected
-# on the direction at angle $k\pi/K$ from the column axis towards the row axis,
+# Axial RoPE turns pairs in two directions, the column and the row. Spiral RoPE (Liu et al. 2026,
+# arXiv 2602.03227; `rope-spiral`) splits the pairs into $K$ groups. As `minivit` lays them out,
+# group $k$ turns with the position projected on the direction at angle $k\pi/K$,
 # $p_k = c\cos(k\pi/K) + r\sin(k\pi/K)$. Its generators are
-# $A_{row} = \mathrm{diag}(\sin(k\pi/K) f_i J)$, $A_{col} = \mathrm{diag}(\cos(k\pi/K) f_i J)$:
-# block-diagonal, so they commute. With $K = 2$ the groups are the column (0°) and the row (90°):
-# axial RoPE, channel for channel.
+# $A_{row} = \mathrm{diag}(\sin(k\pi/K) f_i J)$ and $A_{col} = \mathrm{diag}(\cos(k\pi/K) f_i J)$.
+# Both are block-diagonal, so they commute. With $K = 2$ the groups are the column (0°) and the row
+# (90°): axial RoPE, channel for channel.
 #
-# Lesson 05's question was the diagonal: axial RoPE's score is a row part plus a column part, so
-# $s(1,1) - s(1,-1) = s(0,1) - s(0,-1)$ for any $q$, $k$, and no head can score high along the
+# Lesson 05 asked about the diagonal. Axial RoPE's score is a row part plus a column part, so
+# $s(1,1) - s(1,-1) = s(0,1) - s(0,-1)$ for any $q$ and $k$. No head can score high along the
 # diagonal $\Delta r = \Delta c$ and low along the anti-diagonal. With $K = 4$, the group at 135°
-# turns with $(r - c)/\sqrt2$, which does not change along the diagonal. Below: $q = k$ = ones on
-# that group's channels (a score constant along the diagonal), and axial RoPE's score for $q = k$ =
-# ones on all channels, each as a function of the diagonal offset $(d, d)$ and the anti-diagonal
-# offset $(d, -d)$ (key minus query, the query at the grid's centre).
+# turns with $(r - c)/\sqrt2$, which does not change along the diagonal. Below: the scores along the
+# diagonal $(d, d)$ and the anti-diagonal $(d, -d)$ (key minus query) of axial RoPE with $q = k$ =
+# ones, and of Spiral RoPE with $q = k$ = ones on the 135° group only.
 
 # %%
 wide = (11, 11)  # a query at the centre sees every offset up to 5
@@ -460,16 +448,120 @@ assert at(stripe, 1, -1) < 0.6 * at(stripe, 1, 1) and interaction(stripe) > 1.0,
 viz.offset_tables({"axial, q = k = ones": axial_ones, "spiral K = 4, q = k = ones on the 135° pairs": stripe})
 
 # %% [markdown]
-# Axial RoPE's score for $q = k$ = ones is the same along the diagonal and the anti-diagonal (with
-# $q = k$ its row part and its column part are each even in their offset), and its row-column interaction is zero for any
-# $q$, $k$ (to float32 rounding). The 135° pairs of Spiral RoPE score 4 at every diagonal offset
-# $(d, d)$ and less along the anti-diagonal: the oriented stripe.
+# Axial RoPE's score for $q = k$ = ones is the same along the diagonal and the anti-diagonal. With
+# $q = k$ its row part and its column part are each even in their offset. Its row-column interaction
+# is zero for any $q$ and $k$, to float32 rounding. The 135° pairs of Spiral RoPE score 4 at every
+# diagonal offset $(d, d)$ and less along the anti-diagonal: the oriented stripe.
+
+# %% [markdown]
+# ## PoPE: content sets how much, position alone sets where
 #
-# What do more directions give a head whose $q$ and $k$ are the same on every pair? With $D_h = 48$
-# (24 pairs, which $K$ = 2, 4 and 8 each split evenly), compare keys at the same distance from the
-# query in different directions: straight right, $(0, 5)$, and $(3, 4)$ at distance 5; and for each
-# distance at which the grid has keys in several directions up to 8 patches away (5, $\sqrt{50}$ and
-# $\sqrt{65}$), the spread of their scores, (max − min) / $s(0, 0)$.
+# In RoPE each channel pair of a query is a complex number with an angle set by its content. The
+# position's turn adds to that angle. So the score of a key at offset $\Delta$ is
+# $\sum_i |q_i||k_i|\cos(\theta_i \cdot \Delta + \varphi_i)$, where the phases $\varphi_i$ come from
+# the content. Content decides which offset a head prefers. PoPE (Gopalakrishnan et al. 2025,
+# arXiv 2509.10534; `pope`) gives content no angle. Each of the head's $D_h$ channels becomes a
+# length $\mathrm{softplus}(q_c) \ge 0$, and position alone sets its angle:
+#
+# $$s = \sum_c \mathrm{softplus}(q_c)\,\mathrm{softplus}(k_c)\,\cos(\theta_c \cdot (x_q - x_k) - \delta_c).$$
+#
+# Here $\delta_c$ is a learned phase of the keys per head, channel and block, started at 0. The score
+# is still a function of the offset. But PoPE is not a rotation of $q$: the lengths change, and $q$
+# and $k$ come out twice as wide, a real and an imaginary part per channel. So it stands beside the
+# family rather than in it. `minivit`'s `pope` gives half the channels to the column and half to the
+# row, as axial RoPE does.
+#
+# Below: one query at the centre of a 5×5 grid and the same key content at every patch, for 200
+# random draws of the content. Where does each draw score highest?
+
+# %% tags=["nbval-ignore-output"]
+from minivit.posenc import pope_frequencies
+
+grid5, centre5 = (5, 5), 12  # the centre patch of a 5x5 grid, in raster order
+pope = build("pope", dim=64, heads=4, depth=1, grid=grid5)  # 16 channels a head
+axial5 = build("rope-axial", dim=64, heads=4, depth=1, grid=grid5)
+shifted = build("pope", dim=64, heads=4, depth=1, grid=grid5)
+with torch.no_grad():  # the column channels' phase set to -theta: each peaks one patch to the right
+    shifted.delta[..., :8] = -pope_frequencies(16, 100.0)
+
+
+def centre_scores(encoding, q, k):
+    """Head 0's scores [5, 5] of query content q at the centre against key content k at every patch."""
+    with torch.no_grad():
+        qr, kr = encoding.rotate(q.expand(1, 4, 25, 16), k.expand(1, 4, 25, 16), grid5, 0)
+    return (qr[0, 0, centre5] * kr[0, 0]).sum(-1).reshape(grid5)
+
+
+def best_offset(encoding, q, k):
+    """The offset (rows, columns) from the query to its highest-scoring key."""
+    r, c = divmod(int(centre_scores(encoding, q, k).argmax()), 5)
+    return (r - 2, c - 2)
+
+
+draws = torch.randn(200, 2, 16, generator=torch.Generator().manual_seed(SEED), dtype=torch.float64)
+best = {name: [best_offset(enc, q, k) for q, k in draws]
+        for name, enc in (("rope-axial", axial5), ("pope", pope), ("pope, phase set", shifted))}
+for name, offsets in best.items():
+    most = max(set(offsets), key=offsets.count)
+    print(f"{name:>16}: best key on top of the query for {offsets.count((0, 0)):3d} of 200 draws; "
+          f"most common best offset {most} ({offsets.count(most)} draws)")
+
+# %% tags=["nbval-ignore-output"]
+fig, axes = plt.subplots(1, 5, figsize=(15, 3.1), layout="constrained")
+panels = [("rope-axial", axial5, 0), ("rope-axial", axial5, 1), ("pope", pope, 0), ("pope", pope, 1),
+          ("pope, phase set", shifted, 0)]
+for ax, (name, enc, i) in zip(axes, panels):
+    im = ax.imshow(centre_scores(enc, *draws[i]), cmap="viridis")
+    fig.colorbar(im, ax=ax, shrink=0.8)  # each panel on its own scale
+    ax.plot(2, 2, "w+", markersize=12)  # the query
+    ax.set_title(f"{name}, draw {i}", fontsize=9)
+    ax.set_xticks([]), ax.set_yticks([])
+fig.suptitle("scores of a query at the centre (+) against the same key content at every patch (bright: high)")
+plt.show()
+
+# %%
+assert all(b == (0, 0) for b in best["pope"]), "PoPE, phase 0: every content scores the key on top of the query highest"
+assert all(b == (0, 1) for b in best["pope, phase set"]), "PoPE, phase set: every content prefers the patch to the right"
+lesson.claim("RoPE: content moves the best key off the query on most draws",
+             1 - best["rope-axial"].count((0, 0)) / len(draws), ">", 0.8)
+
+# %% [markdown]
+# With RoPE the content decides where the head looks: on nearly every draw the best key is somewhere
+# else. With PoPE at
+# $\delta = 0$ the best key is on top of the query for every draw. That is a theorem, not a sample:
+# every term $\mathrm{softplus}(q_c)\,\mathrm{softplus}(k_c)\cos(\theta_c \cdot \Delta)$ is largest
+# at $\Delta = 0$, whatever the lengths. Content sets only how much each channel counts.
+#
+# To look elsewhere a PoPE head needs its phases. With $\delta_c = -\theta_c$ on the column channels,
+# every term peaks one patch to the right, so every draw prefers that patch. Where to look is then a
+# parameter of the head. This is what Gopalakrishnan et al. mean by separating *what* from *where*.
+# All of this holds for one key content at every patch. With keys of different content, content
+# decides too.
+#
+# **What to remember.** A rotary score depends on the offset alone when the generators commute, as
+# RoPE's, STRING's and Spiral RoPE's do. LieRE's do not. PoPE keeps the offset-only score by taking
+# the angle away from the content.
+
+# %% [markdown]
+# ## Going deeper
+#
+# Optional on a first reading. The parts below show more directions at work, train six members
+# side by side, and read two recorded sweeps at new image sizes. Everything here is checked like the
+# main path.
+#
+# ### The converse
+#
+# When two generators do not commute, can $e^{A}e^{B}$ still equal $e^{A+B}$? For some special
+# matrices it can. But an offset-only score at *every* position needs commuting generators: ComRoPE
+# (arXiv 2506.03737) proves it.
+#
+# ### More directions: keys at one distance
+#
+# What do more directions give a head whose $q$ and $k$ are the same on every pair? We take
+# $D_h = 48$: 24 pairs, which $K$ = 2, 4 and 8 each split evenly. First, keys at the same distance
+# from the query in two directions: straight right, $(0, 5)$, and $(3, 4)$, both at distance 5. Then,
+# for each distance at which the grid has keys in several directions up to 8 patches away (5,
+# $\sqrt{50}$ and $\sqrt{65}$), the spread of their scores, (max − min) / $s(0, 0)$.
 
 # %%
 ring = {}
@@ -500,117 +592,42 @@ assert spread[4][25] < 0.01 and spread[4][65] > 0.05, "four directions: nearly a
 assert max(spread[8].values()) < 0.01, "eight directions: nearly alike at every distance measured"
 
 # %% [markdown]
-# With two directions, a key 5 patches straight to the right scores 35.2 and one at $(3, 4)$ only
-# 25.5: for a head with the same $q$ and $k$ on every pair, axial RoPE's score falls off faster
-# towards the diagonals than along the axes, at every distance measured (a spread of 0.19 to 0.22
-# of $s(0, 0)$). With four directions the keys at distance 5 score within 1% of $s(0, 0)$ of each
-# other, but at $\sqrt{65} \approx 8.1$ they differ by more than 5%; with eight, within 1% at every
-# distance measured. Each direction adds a cosine of the key's projection on it, and the sum over
-# $K$ evenly turned directions varies with the angle only through harmonics of order $2K$ and its
-# multiples, which matter only at larger distances as $K$ grows: more directions keep the score blind to the
-# direction out to larger distances. (The groups also get fewer frequencies each, $D_h/(2K)$, so
-# this compares the layouts as `minivit` builds them, not directions alone.) The slider below draws the whole table for each $K$, and the
-# stripe of the group nearest 135°.
+# With two directions a key 5 patches straight to the right scores 35.2, and one at $(3, 4)$ only
+# 25.5. For a head with the same $q$ and $k$ on every pair, axial RoPE's score falls off faster
+# towards the diagonals than along the axes. It does so at every distance measured, a spread of 0.19
+# to 0.22 of $s(0, 0)$. With four directions the keys at distance 5 score within 1% of $s(0, 0)$ of
+# each other, but at $\sqrt{65} \approx 8.1$ they differ by more than 5%. With eight, they are within
+# 1% at every distance measured.
+#
+# Why? Each direction adds a cosine of the key's projection on it. Summed over $K$ evenly turned
+# directions, these cosines vary with the key's angle only through harmonics of order $2K$: terms
+# like $\cos(2K\alpha)$ in the angle $\alpha$. Those terms are small near the query and grow with the
+# distance, later for larger $K$. So more directions keep the score blind to the direction out to
+# larger distances. The groups also get fewer frequencies each, $D_h/(2K)$, so this compares the
+# layouts as `minivit` builds them, not directions alone. The slider below draws the whole table for
+# each $K$, and the stripe of the group nearest 135°.
 
 # %% tags=["nbval-ignore-output"]
 widgets.spiral_explorer()
 
 # %% [markdown]
-# ## PoPE: content sets how much, position alone sets where
+# ### PoPE's phases in `minivit`
 #
-# In RoPE each channel pair of a query is a complex number with an angle of its own, set by its
-# content, and the position's turn adds to it. So the score between a query and a key at offset
-# $\Delta$ is $\sum_i |q_i||k_i|\cos(\theta_i \cdot \Delta + \varphi_i)$, where the phases
-# $\varphi_i$ come from the content: content decides which offset a head prefers. PoPE
-# (Gopalakrishnan et al. 2025, arXiv 2509.10534) gives content no angle. Each of the head's $D_h$
-# channels becomes a length $\mathrm{softplus}(q_c) \ge 0$, and position alone sets its angle:
-#
-# $$s = \sum_c \mathrm{softplus}(q_c)\,\mathrm{softplus}(k_c)\,\cos(\theta_c \cdot (x_q - x_k) - \delta_c),$$
-#
-# with $\delta_c$ a learned phase of the keys per head, channel and block, started at 0. The score
-# is still a function of the offset, but PoPE is not a rotation of $q$ (the lengths change, and $q$
-# and $k$ come out twice as wide, a real and an imaginary part per channel), so it stands beside the
-# family rather than in it. `minivit`'s `pope` gives half the channels to the column and half to the
-# row, as axial RoPE does. Below: one query at the centre of a 5×5 grid and the same key content at
-# every patch, for 200 random draws of the content. Where does each draw score highest?
-
-# %% tags=["nbval-ignore-output"]
-from minivit.posenc import pope_frequencies
-
-grid5, centre = (5, 5), 12  # the centre patch of a 5x5 grid, in raster order
-pope = build("pope", dim=64, heads=4, depth=1, grid=grid5)  # 16 channels a head
-axial5 = build("rope-axial", dim=64, heads=4, depth=1, grid=grid5)
-shifted = build("pope", dim=64, heads=4, depth=1, grid=grid5)
-with torch.no_grad():  # the column channels' phase set to -theta: each peaks one patch to the right
-    shifted.delta[..., :8] = -pope_frequencies(16, 100.0)
-
-
-def centre_scores(encoding, q, k):
-    """Head 0's scores [5, 5] of query content q at the centre against key content k at every patch."""
-    with torch.no_grad():
-        qr, kr = encoding.rotate(q.expand(1, 4, 25, 16), k.expand(1, 4, 25, 16), grid5, 0)
-    return (qr[0, 0, centre] * kr[0, 0]).sum(-1).reshape(grid5)
-
-
-def best_offset(encoding, q, k):
-    """The offset (rows, columns) from the query to its highest-scoring key."""
-    r, c = divmod(int(centre_scores(encoding, q, k).argmax()), 5)
-    return (r - 2, c - 2)
-
-
-draws = torch.randn(200, 2, 16, generator=torch.Generator().manual_seed(SEED), dtype=torch.float64)
-best = {name: [best_offset(enc, q, k) for q, k in draws]
-        for name, enc in (("rope-axial", axial5), ("pope", pope), ("pope, phase set", shifted))}
-for name, offsets in best.items():
-    most = max(set(offsets), key=offsets.count)
-    print(f"{name:>16}: best key on top of the query for {offsets.count((0, 0)):3d} of 200 draws; "
-          f"most common best offset {most} ({offsets.count(most)} draws)")
-
-# %% tags=["nbval-ignore-output"]
-import matplotlib.pyplot as plt
-
-fig, axes = plt.subplots(1, 5, figsize=(13, 2.9))
-panels = [("rope-axial", axial5, 0), ("rope-axial", axial5, 1), ("pope", pope, 0), ("pope", pope, 1),
-          ("pope, phase set", shifted, 0)]
-for ax, (name, enc, i) in zip(axes, panels):
-    ax.imshow(centre_scores(enc, *draws[i]), cmap="viridis")
-    ax.plot(2, 2, "w+", markersize=12)  # the query
-    ax.set_title(f"{name}, draw {i}", fontsize=9)
-    ax.set_xticks([]), ax.set_yticks([])
-fig.suptitle("scores of a query at the centre (+) against the same key content at every patch (bright: high)")
-plt.show()
-
-# %%
-assert all(b == (0, 0) for b in best["pope"]), "PoPE, phase 0: every content scores the key on top of the query highest"
-assert all(b == (0, 1) for b in best["pope, phase set"]), "PoPE, phase set: every content prefers the patch to the right"
-lesson.claim("RoPE: content moves the best key off the query on most draws",
-             1 - best["rope-axial"].count((0, 0)) / len(draws), ">", 0.8)
+# With phases that do not agree, each channel prefers its own offset, and content, which weighs the
+# channels, still moves the best key among them. `minivit` keeps $\delta$ in $[-2\pi, 0)$ by wrapping
+# it, where the paper clamps it. Both ranges hold every angle. But a clamp passes no gradient at its
+# bound, and $\delta$ starts on it.
 
 # %% [markdown]
-# With RoPE the content decides where the head looks: on nearly every draw the best key is
-# somewhere else, and where depends on the draw (the most common spot is printed above). With PoPE
-# at $\delta = 0$ the best key is on top of the query for every draw, and that is a theorem, not a sample: every term
-# $\mathrm{softplus}(q_c)\,\mathrm{softplus}(k_c)\cos(\theta_c \cdot \Delta)$ is largest at
-# $\Delta = 0$, whatever the lengths. Content sets only how much each channel counts. To look
-# elsewhere a PoPE head needs its phases: with $\delta_c = -\theta_c$ on the column channels,
-# every term peaks one patch to the right, so every draw prefers that patch. Phases that agree on one
-# offset make every content look there: where to look is then a parameter of the head, which is
-# what Gopalakrishnan et al. mean by separating *what* from *where*. (With phases that do not
-# agree, each channel prefers its own offset and content, weighing the channels, still moves the
-# best key among them. All of this is for one key content at every patch; with keys of different
-# content, content decides too.) (`minivit` keeps $\delta$ in $[-2\pi, 0)$ by wrapping it, where
-# the paper clamps it: both ranges hold every angle, but a clamp passes no gradient at its bound,
-# and $\delta$ starts on it.)
-
-# %% [markdown]
-# ## Six members on the relation task, for a short run
+# ### Six members on the relation task, for a short run
 #
-# Is the circle left of, right of, above or below the square? (Lessons 05, 06, 08.) We train
-# `rope-axial`, `rope-mixed`, `string` (around mixed RoPE), `rope-spiral` ($K = 4$), `liere`
-# (dense generators over each head of 16 channels) and `pope` (its phases learned, from 0) from the same seed, data and batch order (the
-# members that draw their frequencies or generators at random draw them first, so their other
-# weights start differently too), for 150 steps each (a few seconds each on a laptop CPU). Besides the accuracy (chance 0.25)
-# we score the easier half of the question: is the pair on a row or on a column (chance 0.5)?
+# Is the circle left of, right of, above or below the square? (Lessons 05, 06 and 08 used this task.)
+# We train six members from the same seed, data and batch order: `rope-axial`, `rope-mixed`,
+# `string` (around mixed RoPE), `rope-spiral` ($K = 4$), `liere` (dense generators over each head of
+# 16 channels) and `pope` (its phases learned, from 0). Each trains for 150 steps, a few seconds on a
+# laptop CPU. The members that draw their frequencies or generators at random draw them first, so
+# their other weights start differently too. Besides the accuracy (chance 0.25) we score the easier
+# half of the question: is the pair on a row or on a column (chance 0.5)?
 
 # %% tags=["nbval-ignore-output"]
 train, test = relation(4096, seed=SEED), relation(1000, seed=SEED + 1)
@@ -628,8 +645,9 @@ for name in family:
 
 # %% [markdown]
 # After training, what is left of each member's defining property? We put the same random content at
-# every patch of each trained model (`analysis.same_content_scores`, lesson 11) and measure the share
-# of the scores' variance within offsets, and how far training moved STRING's $P$ from $I$.
+# every patch of each trained model (`analysis.same_content_scores`) and measure the share of the
+# scores' variance within offsets (0: offset-only). We also measure how far training moved STRING's
+# $P$ from $I$.
 
 # %% tags=["nbval-ignore-output"]
 content = torch.randn(4, config.dim, generator=torch.Generator().manual_seed(SEED))  # 4 token vectors
@@ -657,26 +675,26 @@ lesson.claim("training moves STRING's P off the identity", p_moved, ">", 0.05)
 
 # %% [markdown]
 # In 150 steps some members tell a row pair from a column pair, and no member yet tells which way
-# round the pair is: those with the axis score near 0.5, the axis right and the side at chance
-# (lesson 05 met the same plateau; in 800 steps some runs leave it). Which members have the axis by
-# step 150 depends on the seed (compare the printout under another `MINIVIT_SEED`: any member may
-# miss it on some seed), so we make no claim about any one of them. This task does not
-# need diagonal directions, so it is no test of what Spiral RoPE adds to axial RoPE; and a short
-# run cannot rank the family. What holds on every run is structural: training changes STRING's $P$,
-# and the score of every commuting member, and of PoPE, is still a function of the offset (to float32 rounding),
-# while LieRE's is not.
+# round the pair is. Those with the axis score near 0.5: the axis right, the side at chance. Lesson 05
+# met the same plateau, and in 800 steps some of its runs left it. Which members have the axis by
+# step 150 depends on the seed. Compare the printout under another `MINIVIT_SEED`: any member may miss
+# it on some seed, so we make no claim about any one of them. This task does not need diagonal
+# directions, so it is no test of what Spiral RoPE adds, and a short run cannot rank the family. What
+# holds on every run is structural. Training changes STRING's $P$. The score of every commuting
+# member, and of PoPE, is still a function of the offset (to float32 rounding), and LieRE's is not.
 
 # %% [markdown]
-# ## PoPE at phase 0 cannot tell left from right
+# ### PoPE at phase 0 cannot tell left from right
 #
-# At $\delta = 0$ every PoPE term is $\mathrm{softplus}(q_c)\,\mathrm{softplus}(k_c)\cos(\theta_c
-# \cdot \Delta)$, and the cosine is even: an offset and its mirror image score alike. Mirror the
-# 3×3 grid of patches left to right, as lesson 08 did for ALiBi-2D: every column offset changes sign,
-# every score stays, and a model whose only position signal is PoPE's angles (and that averages its
-# tokens) gives *exactly* the same output for the mirrored scenes, whatever its other weights. But a
-# mirrored "circle left of square" scene is a "right of" scene. Only the phases can break the
-# symmetry, and they start at 0. We check it on the model trained above with its phases set back to
-# 0, and print how far its 150 steps moved them.
+# At $\delta = 0$ every PoPE term is
+# $\mathrm{softplus}(q_c)\,\mathrm{softplus}(k_c)\cos(\theta_c \cdot \Delta)$, and the cosine is even:
+# an offset and its mirror image score alike. Mirror the 3×3 grid of patches left to right, as
+# lesson 08 did for ALiBi-2D. Every column offset changes sign and every score stays. A model whose
+# only position signal is PoPE's angles, and that averages its tokens, then gives *exactly* the same
+# output for the mirrored scenes, whatever its other weights. But a mirrored "circle left of square"
+# scene is a "right of" scene. Only the phases can break the symmetry, and they start at 0. We check
+# it on the model trained above with its phases set back to 0, and print how far its 150 steps moved
+# them.
 
 # %% tags=["nbval-ignore-output"]
 scenes = test.images[:256]
@@ -697,23 +715,24 @@ assert mirror_gap < 1e-5, "PoPE at phase 0: blind to the mirror, whatever its ot
 lesson.claim("150 steps move no phase by more than 0.2 rad", phase_moved, "<", 0.2)
 
 # %% [markdown]
-# With its phases at 0 the trained model answers a mirrored scene exactly as the scene itself; with
-# the phases it learned, its outputs differ (printed). In 150 steps the phases move by less
-# than 0.2 rad (11 degrees). The mirror leaves the axis alone (a pair on a row stays on a row), so
-# at phase 0 PoPE can still learn the axis; the side needs the phases to move away from 0. (With
-# `phase_bias=False` they never do, and the side is out of reach for good, as for ALiBi-2D.) Why
-# they move so little this lesson does not measure; the recorded sweep below shows what 1,000 steps
-# make of it, and exercise 6 tries phases started elsewhere.
+# With its phases at 0 the trained model answers a mirrored scene exactly as the scene itself. With
+# the phases it learned, its outputs differ (printed). In 150 steps the phases move by less than
+# 0.2 rad (11 degrees). The mirror leaves the axis alone: a pair on a row stays on a row. So at phase 0
+# PoPE can still learn the axis, but the side needs the phases to move away from 0. With
+# `phase_bias=False` they never do, and the side is out of reach for good, as for ALiBi-2D. Why they
+# move so little this lesson does not measure. The recorded sweep below shows what 1,000 steps make
+# of it, and exercise 6 tries phases started elsewhere.
 
 # %% [markdown]
-# ## The family at a new size: a recorded sweep
+# ### The family at a new size: a recorded sweep
 #
-# Lesson 08's protocol: train at 24 px on the relation task (1,000 steps, 4,000 scenes), then test
-# the same scenes zoomed to 16-48 px with no further training; three seeds per member. The runs are
-# recorded (`python -m minivit.experiments.resolution --settings relation-family distance-family
-# --seeds 3 --threads 1 --out minivit/experiments/recorded/rope_family.json`; the relation runs take
-# about 40 minutes on one busy CPU core; the command carries on from the runs already in the file).
-# This is the course's own small set-up, not any paper's, so no published number applies.
+# This is lesson 08's protocol. Each member trains at 24 px on the relation task (1,000 steps, 4,000
+# scenes), then is tested on the same scenes zoomed to 16-48 px with no further training, on three
+# seeds. The runs are recorded (`python -m minivit.experiments.resolution --settings relation-family
+# distance-family --seeds 3 --threads 1 --out minivit/experiments/recorded/rope_family.json`). The
+# relation runs take about 40 minutes on one busy CPU core, and the command carries on from the runs
+# already in the file. This is the course's own small set-up, not any paper's, so no published number
+# applies.
 
 # %%
 from minivit.experiments import recorded
@@ -743,34 +762,40 @@ lesson.claim("recorded: no rotation member is on the plateau on more than one se
 assert plateau["pope"] == 3, "recorded: PoPE is on the plateau on all three seeds"
 assert len(learned_runs) + sum(plateau.values()) == len(runs), "every run either learned the task or sits on its plateau"
 assert on_plateau["lesson 08's sweep"] != on_plateau["this sweep"], "two recordings of one setting differ in which runs learned"
+same_setting = {k: v for k, v in family_sweep["settings"]["relation-family"].items() if k != "variants"}
+assert same_setting == {k: v for k, v in zoom_sweep["settings"]["relation"].items() if k != "variants"}, "one setting in both"
+assert family_sweep["provenance"]["torch"] == zoom_sweep["provenance"]["torch"], "one torch version in both recordings"
+print("recorded on:", family_sweep["provenance"]["hardware"], "(this sweep);", zoom_sweep["provenance"]["hardware"], "(lesson 08's)")
 
 # %% [markdown]
-# What the recorded sweep shows, and what it cannot. Every run that learned the task keeps less
-# than half of what it had above chance at every other size: on a zoom, no member carries what it
-# learned at 24 px to the new scale, as lesson 08 found for the other encodings. At step 1,000 some
-# runs are still on the task's plateau (accuracy about 0.5, where the live runs above are right
-# about the axis and at chance about the side), and every run is either on it or has learned the
-# task. For the rotation members which runs are on it depends on the seed: none is on it on more
-# than one seed of three. PoPE is on it on all three (its runs were recorded a day after the
-# others', on the same kind of machine): by step 1,000 it has not learned the side,
-# which needs its phases away from 0 (the section above). Whether phases started elsewhere would
-# learn it, this sweep does not measure (exercise 6). Among the rotation members the sweep cannot
-# rank: lesson 08's sweep of the same setting and seeds, recorded on two
-# threads, has every RoPE-axial and RoPE-mixed run learned by step 1,000, while here RoPE-mixed
-# seed 0 and RoPE-axial seed 2 are still on the plateau (the last line printed above). A run on the
-# plateau has little above chance to lose off its training size, so which member "keeps more" off
-# its training size turns on which of its runs learned, and that changed between two recordings of one setting. At
-# this scale the order of two members is as much the run's as the encoding's; telling them apart needs more
-# seeds, longer runs or a task built for the difference (diagonal directions for Spiral RoPE).
-
-# %% [markdown]
-# ## The family on larger canvases: a recorded sweep
+# Every run that learned the task keeps less than half of what it had above chance at every other
+# size. On a zoom, no member carries what it learned at 24 px to the new scale, as lesson 08 found for
+# the other encodings. At step 1,000 some runs are still on the task's plateau: accuracy about 0.5,
+# the axis right and the side at chance, as in the live runs above. Every run is either on it or has
+# learned the task. For the rotation members, which runs are on it depends on the seed, and none is on
+# it on more than one seed of three. PoPE is on it on all three seeds (its runs were recorded a day
+# after the others', on the same kind of machine). By step 1,000 it has not learned the side, which
+# needs its phases away from 0. Whether phases started elsewhere would learn it, this sweep does not
+# measure (exercise 6).
 #
-# Lesson 08's other protocol keeps the content and adds tokens: the distance task (how many cells
-# lie between the circle and the square: 0, 1 or 2; chance 1/3), trained on a 4×4 canvas of 8 px
-# cells (32 px, 3,000 steps) and tested on canvases of 3×3 to 8×8 such cells, where an offset of
-# one patch still means one cell. The mirror changes no answer here, so PoPE at phase 0 is not
-# blind to the task. Same command and file as above; three seeds per member.
+# Among the rotation members the sweep cannot rank. Lesson 08's sweep has the same setting, seeds
+# and torch version (asserted), recorded on two threads where this one used one. There every
+# RoPE-axial and RoPE-mixed run learned by step 1,000. Here RoPE-mixed seed 0 and RoPE-axial seed 2
+# are still on the plateau (the last line printed above). The thread count changes the order in which
+# floating-point sums are added, and at this scale that can decide whether a run leaves the plateau.
+# A run on the plateau has little above chance to lose, so which member "keeps more" off its training
+# size turns on which of its runs learned. At this scale the order of two members is as much the
+# run's as the encoding's. Telling them apart needs more seeds, longer runs, or a task built for the
+# difference (diagonal directions for Spiral RoPE).
+
+# %% [markdown]
+# ### The family on larger canvases: a recorded sweep
+#
+# Lesson 08's other protocol keeps the content and adds tokens. The distance task asks how many cells
+# lie between the circle and the square: 0, 1 or 2 (chance 1/3). Each member trains on a 4×4 canvas
+# of 8 px cells (32 px, 3,000 steps) and is tested on canvases of 3×3 to 8×8 such cells, where an
+# offset of one patch still means one cell. The mirror changes no answer here, so PoPE at phase 0 is
+# not blind to the task. Same command and file as above; three seeds per member.
 
 # %%
 canvas_sizes = family_sweep["settings"]["distance-family"]["test_sizes"]
@@ -795,53 +820,49 @@ lesson.claim("recorded, canvas: at 40 px one member's seeds spread more than the
              spread_seeds - spread_members, ">", 0.1)
 far_down = [acc["64"] < 0.7 for (n, _), acc in canvas.items() if n in rotation_members]
 lesson.claim("recorded, canvas: at 64 px most rotation runs keep less than 0.7", sum(far_down) / len(far_down), ">", 0.5)
+assert canvas["pope", 0]["40"] < 1 / 3 - 3 * math.sqrt(2 / 9 / 1000), "recorded, canvas: PoPE seed 0 at 40 px, below chance"
 
 # %% [markdown]
 # On a larger canvas, where offsets keep their meaning, the rotation members carry what they learned
-# one cell further: on a 5×5 canvas each keeps more than 0.7 on average over its seeds, and some
-# runs keep nearly all of it (the rows above). By 8×8 cells (64 px, four times the tokens) most
-# rotation runs keep less than 0.7 (asserted). PoPE learns the 4×4 canvas on every seed and is no
-# better than chance on every larger one (0.19-0.36), and it drops to 0.51-0.60 on the smaller 3×3
-# canvas: what it learned carries to no other canvas size. Why, this sweep does not measure; its
-# scores are sums of cosines of offsets weighted by softplus lengths, and which part of that fails
-# on another canvas is a question for exercise 7. Three seeds do not rank the rotation members as
-# a whole either: some pairs separate (STRING's three seeds all lie above LieRE's at 40 px), but
-# RoPE-axial's seeds alone span 0.49-1.00 there, wider than the spread of the members' means
-# (printed).
+# one cell further. On a 5×5 canvas each keeps more than 0.7 on average over its seeds, and some runs
+# keep nearly all of it (the rows above). By 8×8 cells (64 px, four times the tokens) most rotation
+# runs keep less than 0.7. PoPE learns the 4×4 canvas on every seed and is no better than chance on
+# every larger one (0.19-0.36). It drops to 0.51-0.60 on the smaller 3×3 canvas: what it learned
+# carries to no other canvas size. On seed 0 at 40 px it scores 0.19, well below chance: with 1,000
+# test scenes, guessing would land within about 0.03 of 1/3. So that run is not guessing but
+# systematically wrong. Why, this sweep does not measure. PoPE's scores are sums of cosines of
+# offsets weighted by softplus lengths, and which part of that fails on another canvas is a question
+# for exercise 7.
+#
+# Three seeds do not rank the rotation members as a whole either. Some pairs separate: STRING's three
+# seeds all lie above LieRE's at 40 px. But RoPE-axial's seeds alone span 0.49-1.00 there, wider than
+# the spread of the members' means (printed).
 
 # %% [markdown]
 # ## What we covered
 #
-# - A rotation of a channel pair is $e^{\varphi J}$; the exponential of any skew-symmetric matrix is
-#   orthogonal. Axial and mixed RoPE are $\exp(r A_{row} + c A_{col})$ with block-diagonal
-#   generators, which commute.
-# - Commuting generators keep the score a function of the offset:
-#   $R(x)^\top R(y) = R(y - x)$ when $A_{row}A_{col} = A_{col}A_{row}$; otherwise
-#   $e^{tA}e^{tB}$ and $e^{t(A+B)}$ differ first by $\tfrac{t^2}{2}[A, B]$.
-# - LieRE's dense generators do not commute: pairs at one offset score differently, except on a
-#   line through the origin (where any generators act like 1-D RoPE); `commuting=True` restores
-#   the offset-only score.
-# - STRING is RoPE after a learned orthogonal $P$: offset-only for any $P$, equal to the mixed RoPE
-#   it wraps at $P = I$, with commuting generators $P^\top A P$. In a ViT, $P$ folds into $W_q$ and
-#   $W_k$: it changes the parametrisation, not the functions the model can compute.
-# - Spiral RoPE with $K = 2$ is axial RoPE exactly; with $K = 4$ a head can draw a diagonal stripe,
-#   and a head with $q = k$ on every pair scores keys at one distance nearly alike in every direction
-#   out to a distance that grows with $K$ (5 patches for $K = 4$, past 8 for $K = 8$).
-# - PoPE makes each channel a length from content and an angle from position: at phase 0, with one
-#   key content at every patch, every content scores the key on top of the query highest (RoPE's
-#   best key moves with the content on nearly every draw), and phases that agree on one offset make
-#   every content look there.
-# - Trained for 150 steps on the relation task, the six members cannot be ranked; the commuting
-#   ones and PoPE stay offset-only and LieRE does not. At phase 0 PoPE is blind to the mirror, so it
-#   cannot tell left from right until its phases move, and 150 steps move them little.
-# - Recorded, trained at 24 px for 1,000 steps and tested zoomed (lesson 08's protocol, three
-#   seeds): every run that learned keeps less than half of its accuracy above chance at other sizes;
-#   two recordings of the same setting differ in which RoPE-axial and RoPE-mixed runs learned; PoPE
-#   is on the plateau on all three seeds.
-# - Recorded on larger canvases (the distance task, three seeds): every member learns the 4×4
-#   canvas; every rotation member keeps more than 0.7 on a 5×5 canvas on average and most of their
-#   runs keep less than 0.7 at 8×8, PoPE is no better than chance on every larger canvas, and one
-#   member's seeds spread more than the members' means.
+# - A turn of a channel pair is $e^{\varphi J}$, and the exponential of any skew-symmetric matrix is
+#   orthogonal. Axial and mixed RoPE are $\exp(r A_{row} + c A_{col})$ with block-diagonal generators,
+#   which commute.
+# - Commuting generators keep the score a function of the offset: $R(x)^\top R(y) = R(y - x)$.
+#   Otherwise $e^{tA}e^{tB}$ and $e^{t(A+B)}$ differ first by $\tfrac{t^2}{2}[A, B]$.
+# - LieRE's dense generators do not commute: pairs at one offset score differently, except on a line
+#   through the origin. `commuting=True` restores the offset-only score.
+# - STRING is RoPE after a learned rotation $P$. It is offset-only for any $P$ and equals the mixed
+#   RoPE it wraps at $P = I$. In a ViT, $P$ folds into $W_q$ and $W_k$: it changes the
+#   parametrisation, not the functions the model can compute.
+# - Spiral RoPE with $K = 2$ is axial RoPE exactly. With $K = 4$ a head can draw a diagonal stripe.
+#   With more directions, keys at one distance score nearly alike in every direction out to a larger
+#   distance (5 patches for $K = 4$, past 8 for $K = 8$).
+# - PoPE makes each channel a length from content and an angle from position. At phase 0, with one
+#   key content at every patch, every content scores the key on top of the query highest. Phases that
+#   agree on one offset make every content look there.
+# - Going deeper: trained for 150 steps, the six members cannot be ranked, and only LieRE leaves the
+#   offset-only score. At phase 0 PoPE is blind to the mirror, and 150 steps move its phases little.
+# - Recorded at new sizes over three seeds: on a zoom every run that learned loses most of what it had,
+#   and two recordings of one setting differ in which RoPE runs learned. On larger canvases the
+#   rotation members keep more than 0.7 one cell further on average, PoPE is no better than chance,
+#   and one member's seeds spread more than the members' means.
 
 # %% [markdown]
 # ## Exercises
@@ -950,3 +971,5 @@ exercises.check("12.3", answer_12_3)
 # | recorded, canvas: PoPE is no better than chance on every larger canvas, on every seed | `lesson.claim("recorded, canvas: PoPE is no better than chance on every larger canvas, on every seed", {f"{s} px, seed {seed}": canvas["pope", seed][str(s)] for seed in range(3) for s in canvas_sizes if s > 32}, "<", 0.4)` | a PoPE run that carries the task to 5×5 cells, as the rotation members do |
 # | recorded, canvas: at 64 px most rotation runs keep less than 0.7 | `lesson.claim("recorded, canvas: at 64 px most rotation runs keep less than 0.7", sum(far_down) / len(far_down), ">", 0.5)` | the rotation members carry the task to 8×8 cells |
 # | recorded, canvas: at 40 px one member's seeds spread more than the members' means, so the sweep does not rank them as a whole | `lesson.claim("recorded, canvas: at 40 px one member's seeds spread more than the members' means", spread_seeds - spread_members, ">", 0.1)` | every member's seeds agree within less than the gaps between members (then the means would rank them) |
+# | recorded: lesson 08's sweep and this one share the setting (all but the list of encodings) and the torch version | `assert same_setting == {k: v for k, v in zoom_sweep["settings"]["relation"].items() if k != "variants"}, "one setting in both"` `assert family_sweep["provenance"]["torch"] == zoom_sweep["provenance"]["torch"], "one torch version in both recordings"` | a recording with other steps, sizes or data, or on another torch version (then the difference between the two is not the thread count's alone to explain) |
+# | recorded, canvas: PoPE's seed 0 at 40 px scores more than three standard errors below chance | `assert canvas["pope", 0]["40"] < 1 / 3 - 3 * math.sqrt(2 / 9 / 1000), "recorded, canvas: PoPE seed 0 at 40 px, below chance"` | a recording in which that run guesses (within three standard errors of 1/3) |
