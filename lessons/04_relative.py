@@ -396,7 +396,7 @@ exercises.check("04.3", answer_04_3)
 # %% [markdown]
 # 4. (discussion) Shaw et al. add a learned vector to the *keys* rather than a number to the scores.
 #    What can a vector do that a scalar bias cannot?
-# 5. (discussion) Train on `relation` (lesson 05) instead: is the circle left of, right of, above or
+# 5. (discussion) Train on `relation` (lesson 01) instead: is the circle left of, right of, above or
 #    below the square? Do the tables become different to the left and to the right?
 # 6. A zero table is exactly the model without positional encoding. Find a table that is *not* all
 #    zeros and is still no encoding at all: `answer_04_6`, a table [2, 7, 7] (heads, $2g_h-1$,
