@@ -74,8 +74,8 @@ expm = torch.linalg.matrix_exp
 #
 # Left: one $q$ and $k$ scored at two offsets, for queries along the grid's diagonal. A flat line
 # means the score does not depend on where the pair sits. Right: the share of the scores' variance
-# that the offset explains, against the strength (1: the score is a function of the offset alone).
-# Only the added part pulls it below 1. The rest of the lesson shows why.
+# left within offsets, against the strength. **0 means offset-only**, as in lessons 02, 05 and 11.
+# Only the added part lifts it above 0. The rest of the lesson shows why.
 
 # %% tags=["nbval-ignore-output"]
 widgets.family_explorer()

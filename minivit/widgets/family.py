@@ -58,7 +58,7 @@ _SHARES: dict = {}  # (change, head_dim, grid, seed) -> the curve of _family_sha
 
 
 def _family_shares(change: str, head_dim: int, grid: tuple[int, int], seed: int) -> tuple[Tensor, Tensor]:
-    """The offset-only share (1 - within-offset fraction) of the scores at strengths 0, 0.05, ..., 1."""
+    """The share of the scores' variance left within offsets (0: offset-only) at strengths 0, 0.05, ..., 1."""
     key = (change, head_dim, tuple(grid), seed)
     if key not in _SHARES:
         q, k = torch.randn(
@@ -66,8 +66,7 @@ def _family_shares(change: str, head_dim: int, grid: tuple[int, int], seed: int)
         )
         strengths = torch.linspace(0, 1, 21, dtype=torch.float64)
         shares = [
-            1
-            - analysis.offset_dependence(
+            analysis.offset_dependence(
                 generator_scores(family_generators(s, change, head_dim=head_dim, seed=seed), q, k, grid), grid
             )["fraction"].item()
             for s in strengths.tolist()
@@ -81,8 +80,8 @@ def family_view(
 ) -> Figure:
     """Axial RoPE's generators changed by `strength` (see `family_generators`): left, the scores of
     one q and k at two offsets, for queries along the grid's diagonal (flat lines: the score depends
-    on the offset alone); right, the share of the scores' variance that the offset explains, against
-    the strength, for both changes."""
+    on the offset alone); right, the share of the scores' variance left within offsets (0: the score
+    is offset-only, the measure of lessons 02, 05 and 11), against the strength, for both changes."""
     a = family_generators(strength, change, head_dim=head_dim, seed=seed)
     q, k = torch.randn(2, head_dim, generator=torch.Generator().manual_seed(seed + 2), dtype=torch.float64)
     s = generator_scores(a, q, k, grid)
@@ -99,19 +98,20 @@ def family_view(
         )
     left.set(xlabel="query at (i, i)", ylabel="score q . k", title="one offset, queries along the diagonal")
     left.legend(fontsize=8)
-    low = 1.0
+    high = 0.0
     for name, value in FAMILY_CHANGES.items():
         strengths, shares = _family_shares(value, head_dim, grid, seed)
-        low = min(low, shares.min().item())
+        high = max(high, shares.max().item())
         right.plot(strengths.numpy(), shares.numpy(), label=name, lw=2 if value == change else 1)
-    share = 1 - analysis.offset_dependence(s, grid)["fraction"].item()
+    share = analysis.offset_dependence(s, grid)["fraction"].item()
     right.plot([strength], [share], "ko")
     comm = (a[0] @ a[1] - a[1] @ a[0]).norm() / (a[0].norm() * a[1].norm())
     right.set(
-        xlabel="strength", ylabel="offset-only share", ylim=(min(0.9, float(low)) - 0.02, 1.01),
-        title=f"strength {strength:.2f}: share {share:.3f}, commutator {comm:.2f}",
+        xlabel="strength", ylabel="variance within offsets (0: offset-only)",
+        ylim=(-0.01, max(0.1, high) + 0.02),
+        title=f"within offsets {share:.3f}, commutator {comm:.2f}",
     )  # fmt: skip
-    right.legend(fontsize=8, loc="lower left")
+    right.legend(fontsize=8, loc="upper left")
     return fig
 
 
