@@ -52,6 +52,7 @@ LINK = re.compile(r"(!?\[[^\]\n]*\]\()([^)\s]+)(\))")  # [text](target) and ![al
 HTML_SRC = re.compile(r'((?:src|href)=")([^"]+)(")')
 EXPLORER = re.compile(r"widgets\.(\w+_explorer)\(")
 CHECK = re.compile(r'exercises\.check\(\s*"(\d\d\.\d+)"')
+BADGE = re.compile(r"\[!\[Open In Colab\]\([^)]*\)\]\([^)]*\)\n*")
 SOLUTION = re.compile(r"^## (\d\d)\.(\d+)\b", re.M)
 
 
@@ -183,6 +184,7 @@ def lesson_page(path: Path, site: dict[str, str], frames: dict, solved: set[str]
         cell = copy.deepcopy(cell)
         text = "".join(cell["source"])
         if cell["cell_type"] == "markdown":
+            text = BADGE.sub("", text)  # the page's own line links to Colab; the badge is an outside image
             cell["source"] = rewrite_links(text, source, site)
             cells.append(cell)
             if i == 0:
@@ -331,7 +333,14 @@ def main() -> None:
     parser.add_argument("--no-build", action="store_true", help="with --serve: serve the last build")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--times", action="store_true", help="print each lesson's reading and run time")
     args = parser.parse_args()
+    if args.times:
+        runs = run_times()
+        for p in lessons():
+            run = duration(runs[p.stem]) if p.stem in runs else "not in the sweep"
+            print(f"{p.stem}: reading {reading_minutes(json.loads(p.read_text()))} min, run {run}")
+        return
     if not args.no_build:
         seconds = build(args.quiet)
         print(f"site built in {seconds:.0f} s: {HTML / 'index.html'}")
