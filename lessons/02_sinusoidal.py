@@ -137,7 +137,7 @@ print("PE(p + k) = R_k PE(p) for every p, with R_k independent of p")
 # ## Left and right look the same
 #
 # The cosine is even. So $\sum_i \cos(k\,\omega_i)$ takes the same value at offset $k$ and $-k$: the
-# similarity of two positions says how far apart they are, not which one comes first. A score
+# similarity of two positions depends only on how far apart they are, not on which one comes first. A score
 # $PE(p)^\top M\,PE(q)$ can tell them apart when $M$ mixes a pair's sine with its cosine. $M = R_1$
 # does: $PE(p)^\top R_1 PE(q) = PE(p)\cdot PE(q+1)$, which peaks at the key one step *before* the
 # query. Exercise 5 asks which $M$ keep the score a function of the offset and still tell $+k$
@@ -162,7 +162,8 @@ assert best == -1, "R_1 makes the score prefer the key one step to the left"
 #
 # The two middle terms pair content with position: $x_i^\top M p_j$ changes as the key moves,
 # whatever the offset. The last term depends on the offset alone only if $M$ commutes with every
-# $R_k$, as $M = I$ does. (Then $R_i^\top M R_j = M R_{j-i}$, a function of $j - i$.) A learned
+# $R_k$, as $M = I$ does. (Since $p_i = R_i\,PE(0)$, the term is $PE(0)^\top R_i^\top M R_j\,PE(0)$, and
+# then $R_i^\top M R_j = M R_{j-i}$, a function of $j - i$.) A learned
 # $W_q W_k^\top$ in general does not commute.
 #
 # We check it with random weights and the *same* content at every position. Then any difference

@@ -247,7 +247,8 @@ viz.head_tables(learned, title="head")
 # the heads' biases differ in how far they would look. (This is the softmax of the bias, without the
 # content scores.) The tables show how. The strongest is a ring around (0, 0): raised or lowered at
 # some distance, much the same in every direction. That is what a question about distance, not
-# direction, asks for. It holds for the strongest head on every seed of the margin sweep; other heads
+# direction, asks for. It holds for the strongest head on every seed of the margin sweep (the
+# course's runs of every lesson over many seeds, `lessons/CLAIMS.md`); other heads
 # can be directional. Which head takes which distance changes from seed to seed (run the lesson with
 # `MINIVIT_SEED=1` and `2`).
 

@@ -16,8 +16,9 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/minivit-course/minivit/blob/main/lessons/05_rope.ipynb)
 #
-# Lesson 02 ended on a problem. Two sinusoids' dot product depends only on their offset, but added
-# to the tokens the encoding does not keep that property inside attention. So turn the question
+# Lesson 02 ended on a problem and sketched a fix; this lesson builds the fix in full. Two
+# sinusoids' dot product depends only on their offset, but added to the tokens the encoding does not
+# keep that property inside attention. So turn the question
 # round: what would an encoding look like whose score depends only on the offset?
 #
 # Think of a query and a key as arrows. Their dot product depends on their lengths and on the angle
@@ -362,6 +363,11 @@ print(f"frequencies turned by {turn.mean() * 180 / math.pi:.0f} degrees on avera
 # runs pass 0.9; others sit on a plateau near 0.5 for the whole run. The first line's second number
 # says what the plateau is. Every run tells a pair on a row from a pair on a column (chance 0.5 for
 # that question). The runs on the plateau have not yet learned which way round the pair is.
+#
+# Put the frequencies back where they started and compare the second line with the first. In the
+# committed run nothing is lost (0.98 both ways). The model needs its rotations (without them it is
+# at chance), but not the way training moved their frequencies: the starting frequencies serve it
+# as well. Going deeper looks at how far the frequencies moved.
 
 # %%
 lesson.claim("every run tells a row pair from a column pair (chance 0.5)", axis_accuracy, ">", 0.9)

@@ -192,8 +192,9 @@ for position in ("alibi2d", "rope-axial"):
 # The relation task asks whether the circle is left of, right of, above or below the square. The
 # mirror of a "left of" scene is a "right of" scene. A 90° turn makes it an "above" or "below" scene.
 # An `alibi2d` model sees them all alike, so it can only guess. We train both models for 800 steps.
-# `rope-axial` knows directions and gets well above chance. How far in 800 steps depends on the seed
-# (above 0.4 on every seed of the margin sweep, `lessons/CLAIMS.md`).
+# `rope-axial` can tell a scene from its mirror, and it gets well above chance. How far in 800 steps
+# depends on the seed. About 0.5 means it has learned the axis (a pair on a row or on a column) but
+# not yet which way round; lesson 05 trains a RoPE model the rest of the way.
 
 # %% tags=["nbval-ignore-output"]
 train, test = relation(4096, seed=SEED), relation(1000, seed=SEED + 1)
