@@ -311,9 +311,15 @@ def build(quiet: bool = False) -> float:
         shutil.rmtree(extra)
     shutil.copytree(FRAMES, extra / "frames", ignore=shutil.ignore_patterns("*.key"))
     command = [sys.executable, "-m", "sphinx", "-b", "html", "-c", str(DOCS), "-j", "1", str(SRC), str(HTML)]
+    # Sphinx rebuilds the pages whose sources (and autodoc's modules) changed; a change to conf.py's
+    # functions it does not see, so a changed conf.py starts from a fresh environment
+    conf_key, stamp = hashlib.sha256((DOCS / "conf.py").read_bytes()).hexdigest(), BUILD / "conf.key"
+    if not stamp.exists() or stamp.read_text() != conf_key:
+        command.append("-E")
     if quiet:
         command.append("-q")
     subprocess.run(command, check=True, cwd=ROOT)
+    stamp.write_text(conf_key)
     return time.time() - start
 
 

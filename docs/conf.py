@@ -42,7 +42,8 @@ html_theme_options = {
     "show_toc_level": 2,
     "navigation_with_keys": True,
 }
-html_last_updated_fmt = ""
+html_favicon = "_static/favicon.png"
+html_context = {"default_mode": "light"}  # the theme's light/dark switch starts at a valid mode
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
