@@ -42,9 +42,10 @@ from torch import Tensor
 from minivit import analysis
 from minivit.analysis.nulls import with_nulls
 from minivit.config import ViTConfig
-from minivit.data.network import Network, NetworkTask, module_correlations, network_task, simulate_network
+from minivit.data.network import Network, NetworkTask, network_task, simulate_network
 from minivit.evaluate import unexplained
 from minivit.experiments import check_options, command_line, provenance, resumable, write_result
+from minivit.experiments.network_records import MEASURES, network_record, summarize  # noqa: F401 (handed on)
 from minivit.model import ViT
 from minivit.posenc.learned import Learned
 from minivit.train import History, fit, pick_device, seed_everything
@@ -274,18 +275,6 @@ def train_one(
     return model, record
 
 
-def network_record(net: Network) -> dict[str, Any]:
-    """What a lesson needs to draw a seed's network: each token's module, the weights (in the token
-    order), and the mean correlation within and between modules."""
-    within, between = module_correlations(net)
-    return {
-        "modules": net.modules.tolist(),
-        "weights": [[round(v, 4) for v in row] for row in net.weights.tolist()],
-        "correlation_within": within,
-        "correlation_between": between,
-    }
-
-
 def sweep(
     setting: Setting,
     *,
@@ -326,33 +315,6 @@ def sweep(
                 write_result(result, out)
     result["summary"] = summarize(result["runs"])
     return result
-
-
-MEASURES = ("within_between", "ari", "connectivity")
-
-
-def summarize(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per arm, over seeds: mean and standard deviation of each error and each recovery measure, its
-    null's mean, and in how many seeds the measure is above its null's 95th percentile."""
-    out: dict[str, dict[str, Any]] = {}
-    for arm in dict.fromkeys(r["arm"] for r in runs):
-        rs = [r for r in runs if r["arm"] == arm]
-        values: dict[str, list[float]] = {}
-        for r in rs:
-            for split, v in r["unexplained"].items():
-                values.setdefault(f"unexplained_{split}", []).append(v)
-            for m in MEASURES if "recovery" in r else ():
-                values.setdefault(m, []).append(r["recovery"][m])
-                values.setdefault(m + "_null", []).append(r["recovery"][m + "_null"][0])
-        s: dict[str, Any] = {"seeds": len(rs)}
-        for key, v in values.items():
-            t = torch.tensor(v, dtype=torch.float64)
-            s[key] = t.mean().item()
-            s[key + "_std"] = t.std().item() if len(v) > 1 else 0.0
-        for m in MEASURES if "recovery" in rs[0] else ():
-            s[m + "_above_null"] = sum(r["recovery"][m] > r["recovery"][m + "_null"][1] for r in rs)
-        out[arm] = s
-    return out
 
 
 DEFAULT_OUT = "minivit/experiments/recorded/network.json"
