@@ -805,6 +805,11 @@ API_CASES = [
     ),
     ("resample-grid-0", lambda: resample(torch.zeros(9, 8), (3, 3), (0, 6)), r"new_grid=0 is below 1"),
     (
+        "resample-nan-table",
+        lambda: resample(torch.zeros(9, 8).index_fill_(0, torch.tensor([4]), float("nan")), (3, 3), (6, 6)),
+        r"table has NaN or infinite entries in 1 row\(s\) \(first: row 4\); .* loss stayed finite",
+    ),
+    (
         "puzzle-short",
         lambda: parse_puzzles("123 4"),
         r"line 1: '123 4' is not '<16 digits 0-5> <answer 1-4>'",

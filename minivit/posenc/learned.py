@@ -36,6 +36,12 @@ def resample(
             f"table has {table.shape[0]} rows but grid {oh}x{ow} with {p} prefix token(s) needs "
             f"{p + oh * ow}; pass the grid the table was trained at"
         )
+    if not torch.isfinite(table).all():
+        bad = (~torch.isfinite(table)).any(-1).nonzero().flatten().tolist()
+        raise ValueError(
+            f"table has NaN or infinite entries in {len(bad)} row(s) (first: row {bad[0]}); resampling "
+            "would spread them to every neighbour: load a table from a run whose loss stayed finite"
+        )
     prefix, patches = table[:p], table[p:]
     d = patches.shape[-1]
     img = patches.reshape(1, oh, ow, d).permute(0, 3, 1, 2)  # (1, D, oh, ow)
