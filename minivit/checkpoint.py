@@ -10,7 +10,6 @@ CPU).
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import shutil
 from dataclasses import asdict
@@ -20,13 +19,20 @@ from typing import Any
 import torch
 from torch import nn
 
+from minivit.checksums import (
+    SUMS,
+    check_checksum,
+    checksum_file,
+    record_checksum,
+    recorded_checksums,
+    sha256_of,
+)
 from minivit.config import ViTConfig
 from minivit.runsafety import write_atomic
 
 CHECKPOINT = "checkpoint.pt"
 CHECKPOINT_FORMAT = 1  # raise when what a checkpoint holds changes; older files then get a clear error
 RESUME_KEYS = ("optimizer", "settings", "step", "cursor", "order", "rng", "history")
-SUMS = ".sha256"  # beside checkpoint.pt: checkpoint.pt.sha256, in `sha256sum`'s format
 
 __all__ = [
     "CHECKPOINT",
@@ -47,56 +53,6 @@ __all__ = [
     "training_state",
     "write_atomic",
 ]
-
-
-def checksum_file(path: str | Path) -> Path:
-    """Where the SHA-256 of the checkpoint `path` is recorded: `path` + ".sha256"."""
-    path = Path(path)
-    return path.with_name(path.name + SUMS)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _recorded(path: Path) -> list[str] | None:
-    """The checksums recorded for the checkpoint `path` (None: none recorded, e.g. a checkpoint
-    copied without its .sha256 file, or written before checksums were). While a checkpoint is being
-    replaced, the file lists the new one's and the old one's, so a kill at any moment leaves the
-    checkpoint in place matching one of them."""
-    try:
-        text = checksum_file(path).read_text(errors="replace")
-    except FileNotFoundError:
-        return None
-    except OSError:
-        return []
-    return [line.split()[0] for line in text.splitlines() if line.split()]
-
-
-def record_checksum(path: str | Path, *, also: list[str] | None = None) -> str:
-    """Record the SHA-256 of the checkpoint `path` beside it (`sha256sum`'s format, so `sha256sum -c
-    checkpoint.pt.sha256` checks it too), atomically; `also`: older checksums kept listed."""
-    path = Path(path)
-    digest = _sha256(path)
-    lines = [f"{d}  {path.name}\n" for d in dict.fromkeys([digest, *(also or [])])]
-    write_atomic(checksum_file(path), lambda f: f.write("".join(lines).encode()))
-    return digest
-
-
-def _check_checksum(path: Path) -> None:
-    sums = _recorded(path)
-    if sums is None or _sha256(path) in sums:
-        return
-    raise ValueError(
-        f"{path} does not match the checksum recorded beside it in {checksum_file(path).name}: its bytes "
-        "changed since minivit wrote them (a failing disk, a bad copy, an edit); resume from a copy of "
-        "the run made before, or train again (if you changed it on purpose: sha256sum "
-        f"{path.name} > {checksum_file(path).name})"
-    )
 
 
 def check_writable(out: Path, *, model_bytes: int, name: str = "--out") -> None:
@@ -167,11 +123,11 @@ def save_checkpoint(state: dict[str, Any], path: str | Path) -> None:
     one) before the rename and the old one dropped after it, so a kill between the two leaves a
     checkpoint that matches."""
     path = Path(path)
-    before = _recorded(path) or []
+    before = recorded_checksums(path) or []
     done = []
 
     def record(tmp: Path) -> None:
-        digest = _sha256(tmp)
+        digest = sha256_of(tmp)
         lines = [f"{d}  {path.name}\n" for d in dict.fromkeys([digest, *before[:2]])]
         write_atomic(checksum_file(path), lambda f: f.write("".join(lines).encode()))
         done.append(digest)
@@ -204,7 +160,7 @@ def load_checkpoint(path: str | Path, model: nn.Module | None = None) -> dict[st
             f"{path} cannot be read as a checkpoint ({type(err).__name__}): it is empty, truncated, corrupt "
             "or not a minivit checkpoint; resume from another run folder or train again"
         ) from None
-    _check_checksum(path)
+    check_checksum(path)
     needed = {"config", "model"} if model is not None else set()
     found = state.get("format", CHECKPOINT_FORMAT) if isinstance(state, dict) else None
     missing = sorted(needed - set(state)) if isinstance(state, dict) else sorted(needed)

@@ -1,0 +1,64 @@
+"""The SHA-256 recorded beside each checkpoint (`checkpoint.pt.sha256`, in `sha256sum`'s format) and
+checked on every load, so that a checkpoint whose bytes changed after minivit wrote them (a failing
+disk, a bad copy, an edit) is refused instead of used."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from minivit.runsafety import write_atomic
+
+SUMS = ".sha256"  # beside checkpoint.pt: checkpoint.pt.sha256, in `sha256sum`'s format
+
+__all__ = ["SUMS", "check_checksum", "checksum_file", "record_checksum", "recorded_checksums", "sha256_of"]
+
+
+def checksum_file(path: str | Path) -> Path:
+    """Where the SHA-256 of the checkpoint `path` is recorded: `path` + ".sha256"."""
+    path = Path(path)
+    return path.with_name(path.name + SUMS)
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def recorded_checksums(path: Path) -> list[str] | None:
+    """The checksums recorded for the checkpoint `path` (None: none recorded, e.g. a checkpoint
+    copied without its .sha256 file, or written before checksums were). While a checkpoint is being
+    replaced, the file lists the new one's and the old one's, so a kill at any moment leaves the
+    checkpoint in place matching one of them."""
+    try:
+        text = checksum_file(path).read_text(errors="replace")
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return []
+    return [line.split()[0] for line in text.splitlines() if line.split()]
+
+
+def record_checksum(path: str | Path, *, also: list[str] | None = None) -> str:
+    """Record the SHA-256 of the checkpoint `path` beside it (`sha256sum`'s format, so `sha256sum -c
+    checkpoint.pt.sha256` checks it too), atomically; `also`: older checksums kept listed."""
+    path = Path(path)
+    digest = sha256_of(path)
+    lines = [f"{d}  {path.name}\n" for d in dict.fromkeys([digest, *(also or [])])]
+    write_atomic(checksum_file(path), lambda f: f.write("".join(lines).encode()))
+    return digest
+
+
+def check_checksum(path: Path) -> None:
+    sums = recorded_checksums(path)
+    if sums is None or sha256_of(path) in sums:
+        return
+    raise ValueError(
+        f"{path} does not match the checksum recorded beside it in {checksum_file(path).name}: its bytes "
+        "changed since minivit wrote them (a failing disk, a bad copy, an edit); resume from a copy of "
+        "the run made before, or train again (if you changed it on purpose: sha256sum "
+        f"{path.name} > {checksum_file(path).name})"
+    )
