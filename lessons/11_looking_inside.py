@@ -245,8 +245,8 @@ print("relative, RoPE, ALiBi: offset only, to float rounding; learned and sincos
 #   rotation plane.
 # - Any table's dot products $e_i \cdot e_j$ are symmetric: swapping $i$ and $j$ turns $d$ into
 #   $-d$. What the 2-D sinusoid adds is that $e_i \cdot e_j$ depends on the offset alone (a sum of
-#   cosines, lesson 02); a random table's does not. But a model scores $W_q e_i \cdot W_k e_j$, and
-#   with $W_q \ne W_k$ that need not be symmetric.
+#   cosines, lesson 02); a random table's does not. But a model scores $W_q e_i \cdot W_k e_j$,
+#   which is symmetric only if $W_q^\top W_k$ is.
 
 # %% tags=["nbval-ignore-output"]
 pe = sincos_2d(grid, config.dim)
@@ -289,6 +289,8 @@ viz.score_tests(fraction, odd, ENCODINGS, varies)
 #   alone: exactly, for any weights.
 # - ALiBi's score is also symmetric in the offset, so it cannot tell left from right; RoPE's and
 #   relative bias's need not be.
+# - Offset-only scores do not keep a model from learning absolute position: the RoPE models solve
+#   `where`. Position leaks into their tokens at the grid's border (Going deeper).
 
 # %% [markdown]
 # ## Going deeper

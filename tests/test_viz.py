@@ -125,7 +125,7 @@ def test_figures_for_encodings():
     from minivit.posenc import sincos_1d, sincos_2d
 
     table = sincos_2d((4, 4), 16)
-    assert len(viz.similarity_grid(table, (4, 4)).axes) == 16
+    assert len(viz.similarity_grid(table, (4, 4)).axes) == 16 + 1  # every position's map and a colour bar
     fig = viz.similarity_map(table, (4, 4), 5)
     assert "similarity to position (1, 1)" in fig.axes[0].get_title()
     fig = viz.dot_product_profiles(sincos_1d(torch.arange(20.0), 16), [3, 10])

@@ -69,7 +69,7 @@ def similarity_grid(table: Tensor, grid: Grid, *, title: str = "", fig=None, its
     blank and spans the colours over the other similarities only, so that weak structure shows."""
     gh, gw = grid
     if fig is None:
-        fig = Figure(figsize=(0.55 * gw + 0.6, 0.55 * gh + 0.5), layout="constrained")
+        fig = Figure(figsize=(0.55 * gw + 1.4, 0.55 * gh + 0.5), layout="constrained")
     axes = fig.subplots(gh, gw, squeeze=False)
     full = cosine_similarity(table)
     if not itself:
@@ -78,9 +78,10 @@ def similarity_grid(table: Tensor, grid: Grid, *, title: str = "", fig=None, its
     sim = full.reshape(gh * gw, gh, gw).cpu().numpy()
     low, high = float(others.min()), 1.0 if itself else float(others.max())
     for i, ax in enumerate(axes.flat):
-        ax.imshow(sim[i], cmap="viridis", vmin=low, vmax=high, interpolation="nearest")
+        image = ax.imshow(sim[i], cmap="viridis", vmin=low, vmax=high, interpolation="nearest")
         ax.set_xticks([])
         ax.set_yticks([])
+    fig.colorbar(image, ax=axes, shrink=0.6, label="cosine similarity")
     if title:
         fig.suptitle(title, fontsize=10)
     return fig
