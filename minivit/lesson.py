@@ -5,7 +5,7 @@ and any number of threads, so both can be changed from outside without editing a
 
     MINIVIT_SEED=1 MINIVIT_THREADS=1 jupyter nbconvert --to notebook --execute lessons/00_why_position.ipynb
 
-The seed check in ``make test`` runs every lesson like this (see the README's Tests section).
+The seed check in ``make test`` runs every lesson like this (see the website's Tests page, ``docs/tests.md``).
 
 ``REPOSITORY`` is the one place the course's GitHub repository is named. Each lesson's Colab badge
 and install cell must name it too (they run before the package is installed; a test checks they
