@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
@@ -84,8 +86,7 @@ viz.show_images(data.images[:8], data.labels[:8], data.classes, ncols=8, patch_s
 # width of one head's queries and keys (`Dh` below, 32 here; with $h$ heads, the model's width over
 # $h$): the $\sqrt{d}$ keeps the scores' scale independent of $d$. The softmax turns the scores into
 # weights, and the head takes the weighted average of the values. (Here $W_q$ multiplies a column
-# vector; later lessons write the score of two position vectors as $p_i^\top M p_j$, and which of
-# $W_q$, $W_k$ is transposed in $M$ depends only on whether vectors are written as rows or columns.)
+# vector. Writing vectors as rows instead only moves the transposes.)
 #
 # $$\mathrm{out}_i = \sum_j \mathrm{softmax}_j\!\left(\frac{q_i \cdot k_j}{\sqrt d}\right) v_j .$$
 #
@@ -143,8 +144,9 @@ print("heads:", H, " weights per head:", tuple(heads_weights.shape[1:]), " outpu
 # 9 tokens alike, 0 when it attends to one; $e^{\text{entropy}}$ is how many tokens it spreads over.
 # The *spread* of a row's scores is what the softmax sees: max − min of $\log w$ over the row.
 #
-# We then train the model *with* a positional encoding (`sincos2d`, lesson 02) on the relation
-# task for a few seconds, and look at the attention of its first block.
+# We then train the model *with* a positional encoding: `sincos2d` adds a fixed vector to each
+# patch's token, a different one at every place (lesson 02 builds it). We train on the relation
+# task for a few seconds and look at the attention of its first block.
 
 # %% tags=["nbval-ignore-output"]
 torch.manual_seed(SEED)
@@ -174,17 +176,17 @@ print(f"accuracy {history.final_eval:.2f}; mean entropy of block 0: {before:.3f}
 # %% tags=["nbval-ignore-output"]
 lesson.claim("minivit's small init: uniform attention, to four digits", before / math.log(9), ">", 0.9999)
 lesson.claim("PyTorch's default init: less uniform", before_pytorch / math.log(9), "<", 0.9999)
-lesson.claim("training sharpens block 0: each query spreads over fewer than 3 of the 9 tokens", after / math.log(9), "<", 0.5)
+lesson.claim("training sharpens block 0: on average a query spreads over fewer than 3 of the 9 tokens", after / math.log(9), "<", 0.5)
 lesson.claim("the task is learned", history.final_eval, ">", 0.8)
 circle = int((test.layout[0] == 1).nonzero())  # the patch that holds the circle
 print("test image 0:", test.classes[test.labels[0]], "- the circle is in patch", circle)
 widgets.attention_view(trained, test.images[0], query=circle)
 
 # %% [markdown]
-# Training sharpens block 0. On every run each query ends up spreading its attention over fewer
-# than 3 of the 9 tokens: its entropy is below half of $\log 9$, since $e^{(\log 9)/2} = 3$
-# (asserted). How sharp it gets depends on the seed: in many runs it is nearly one-hot, on one token
-# (this run's entropy is printed above), and in some it stays spread over two or three.
+# Training sharpens block 0. On average a query ends up spreading its attention over fewer than 3
+# of the 9 tokens: the mean entropy is below half of $\log 9$, since $e^{(\log 9)/2} = 3$
+# (asserted). How sharp it gets depends on the seed; in this run it is printed above (near 0 means
+# nearly one-hot, on one token).
 #
 # Sharp, but on what? The layout of each test image says which patches hold the circle
 # and the square. We measure how much of block 0's attention lands on those two patches (2 of 9,
@@ -210,29 +212,9 @@ lesson.claim("the heads are not local: none looks much nearer than uniform atten
 # seeds do it depends on the machine), so the claim above asks only for more than 0.35 of block
 # 0's attention on the shapes, where uniform attention puts 2/9. Where block 0 looks does not by
 # itself reveal the relation: the answer is about *where* the circle is relative to the square.
-# Attention alone cannot see that (the last section shows why); it can only come from the position
+# Attention alone cannot see that (the next section shows why); it can only come from the position
 # encoding added to the two shapes' tokens. Lesson 02 looks at what an added encoding does inside
 # attention.
-
-# %% [markdown]
-# ## Temperature
-#
-# Dividing the scores by a temperature $T$ before the softmax sharpens the weights ($T<1$) or
-# flattens them ($T>1$). The entropy of a row measures how spread it is: $\log N$ for uniform
-# attention, 0 for attention on a single token. Since $\mathrm{softmax}(s/T) \propto
-# \mathrm{softmax}(s)^{1/T}$, we can change $T$ after the fact, from the weights alone, and see
-# what the trained model's first block would do at other temperatures.
-
-# %% tags=["nbval-ignore-output"]
-torch.testing.assert_close(analysis.with_temperature(weights, 0.5), (scores / 0.5).softmax(-1))
-trained_weights = trained.eval().attention_maps(test.images[:200])[0]  # (B, H, N, N)
-temperatures = [0.5, 1.0, 2.0, 5.0, 20.0]
-entropies = [analysis.entropy(analysis.with_temperature(trained_weights, t)).mean().item() for t in temperatures]
-for t, e in zip(temperatures, entropies):
-    print(f"T = {t:>4}: mean entropy {e:.2f} nats (uniform: {math.log(9):.2f})")
-lesson.claim("higher temperature, flatter attention", [b - a for a, b in zip(entropies, entropies[1:])], ">", 0)
-lesson.claim("at T = 20 more than half of log 9", entropies[-1] / math.log(9), ">", 0.5)
-lesson.claim("at T = 1 less than half of log 9", entropies[1] / math.log(9), "<", 0.5)
 
 # %% [markdown]
 # ## Why attention cannot tell where a token is
@@ -264,10 +246,32 @@ for position in ("none", "sincos2d"):
 #
 # Pick an image, a query patch (outlined) and a temperature. The overlay shows each head's weights
 # over the image. Low temperatures pick one key; high ones spread the weight over more of the nine
-# (at T = 20 the entropy is more than half of log 9, checked above).
+# (at T = 20 the entropy is more than half of log 9: checked under Going deeper).
 
 # %% tags=["nbval-ignore-output"]
 widgets.attention_explorer(trained, test.images[:20])
+
+# %% [markdown]
+# ## Going deeper
+#
+# ### Temperature
+#
+# Dividing the scores by a temperature $T$ before the softmax sharpens the weights ($T<1$) or
+# flattens them ($T>1$). The entropy of a row measures how spread it is: $\log N$ for uniform
+# attention, 0 for attention on a single token. Since $\mathrm{softmax}(s/T) \propto
+# \mathrm{softmax}(s)^{1/T}$, we can change $T$ after the fact, from the weights alone, and see
+# what the trained model's first block would do at other temperatures.
+
+# %% tags=["nbval-ignore-output"]
+torch.testing.assert_close(analysis.with_temperature(weights, 0.5), (scores / 0.5).softmax(-1))
+trained_weights = trained.eval().attention_maps(test.images[:200])[0]  # (B, H, N, N)
+temperatures = [0.5, 1.0, 2.0, 5.0, 20.0]
+entropies = [analysis.entropy(analysis.with_temperature(trained_weights, t)).mean().item() for t in temperatures]
+for t, e in zip(temperatures, entropies):
+    print(f"T = {t:>4}: mean entropy {e:.2f} nats (uniform: {math.log(9):.2f})")
+lesson.claim("higher temperature, flatter attention", [b - a for a, b in zip(entropies, entropies[1:])], ">", 0)
+lesson.claim("at T = 20 more than half of log 9", entropies[-1] / math.log(9), ">", 0.5)
+lesson.claim("at T = 1 less than half of log 9", entropies[1] / math.log(9), "<", 0.5)
 
 # %% [markdown]
 # ## What we covered
@@ -276,8 +280,8 @@ widgets.attention_explorer(trained, test.images[:20])
 #   and averages the values; our by-hand version matches `minivit` and torch's fused kernel exactly.
 # - Multi-head attention is the same computation on slices of the width, concatenated and projected.
 # - A new `minivit` model attends uniformly (to four digits) because its weights start small;
-#   PyTorch's default init gives scores that spread wider. Training sharpens block 0, each query
-#   onto fewer than 3 of the 9 tokens (often one): mostly the circle and the square (on some seeds
+#   PyTorch's default init gives scores that spread wider. Training sharpens block 0, on average
+#   onto fewer than 3 of the 9 tokens: mostly the circle and the square (on some seeds
 #   a head on the empty patches), and
 #   no head looks much nearer than uniform attention does.
 #   The temperature trades sharp for flat attention.
@@ -348,7 +352,7 @@ exercises.check("01.5", answer_01_5)
 # | multi-head attention is the one head on slices of the width, concatenated and projected | `torch.testing.assert_close(heads_out[0], out0)` `torch.testing.assert_close(by_hand, package[0])` `torch.testing.assert_close(heads_weights, package_weights[0])` | the heads are cut from the width the other way (`reshape(9, Dh, H)`) |
 # | an untrained `minivit` model attends uniformly, to four digits | `lesson.claim("minivit's small init: uniform attention, to four digits", before / math.log(9), ">", 0.9999)` | the model has PyTorch's default `Linear` init |
 # | PyTorch's default init is less uniform | `lesson.claim("PyTorch's default init: less uniform", before_pytorch / math.log(9), "<", 0.9999)` | the copy keeps `minivit`'s init |
-# | training sharpens block 0 (each query onto fewer than 3 of the 9 tokens), and the task is learned | `lesson.claim("training sharpens block 0: each query spreads over fewer than 3 of the 9 tokens", after / math.log(9), "<", 0.5)` `lesson.claim("the task is learned", history.final_eval, ">", 0.8)` | training stops after 5 steps |
+# | training sharpens block 0 (on average a query onto fewer than 3 of the 9 tokens), and the task is learned | `lesson.claim("training sharpens block 0: on average a query spreads over fewer than 3 of the 9 tokens", after / math.log(9), "<", 0.5)` `lesson.claim("the task is learned", history.final_eval, ">", 0.8)` | training stops after 5 steps |
 # | block 0 looks at the two shapes | `lesson.claim("block 0 looks at the circle and the square more than uniform attention would (2/9)", on_shapes, ">", 0.35)` | the untrained model's attention (22%) |
 # | the heads are not local: none looks much nearer than uniform attention | `lesson.claim("the heads are not local: none looks much nearer than uniform attention", uniform - distance.min(), "<", 0.2)` | each patch attends to itself (distance 0) |
 # | the temperature can be changed from the weights alone | `torch.testing.assert_close(analysis.with_temperature(weights, 0.5), (scores / 0.5).softmax(-1))` | the weights are raised to T instead of 1/T |
