@@ -23,7 +23,7 @@
 # next to (2, 4). Whatever layout it ends up with, training put there.
 #
 # The one result of this lesson: **how the table starts decides what it becomes** (Ito et al. 2024,
-# arXiv 2406.08272, found the same on another task: lesson 07). A table started
+# arXiv 2406.08272, found the same on another task). A table started
 # small becomes what training adds, and here training groups the positions by the cell they lie in.
 # A table started large (σ = 1) is a set of random name tags, one per position. The model reads the
 # tags as they are, and training barely changes them.
@@ -192,6 +192,8 @@ for name in models:
 #   but $\Delta$ is a few percent of the start.
 # - **0.02**: the table starts random and small. By the end, $\Delta$ is larger than the start. How
 #   far this model gets with the task in 300 steps depends on the seed (its accuracy is printed).
+#   So ViT's own default can be the slowest of the three on this task; this lesson does not measure
+#   why.
 # - **zeros**: every position starts equal, so the table *is* $\Delta$.
 #
 # In the zeros and 0.02 tables, what training adds groups positions by cell: its contrast is above
@@ -208,7 +210,8 @@ viz.plot_history(histories, chance=1 / 9)
 # %% [markdown]
 # The two maps below show each position's similarity to all others, drawn at its place on the
 # grid. In the zeros and 0.02 tables, look for 2×2 blocks: positions in one cell light up together.
-# The third map is what training added to the σ = 1 table.
+# The third map is what training added to the σ = 1 table. Whether that groups positions by cell
+# depends on the seed: compare its cell contrast with its null in the printout above.
 
 # %%
 fig = viz.similarity_grid(snapshots["zeros"][-1][1], grid, title="init zeros, after training")
@@ -265,7 +268,7 @@ widgets.learned_explorer(snapshots, grid)
 #
 # First, train the σ = 1 model with its table *frozen* at the random draw. If the model learns the
 # task by reading the random vectors, it learns it without training them too. In 300 steps it ends
-# far above chance (1/9), if not always as high as with the table trained.
+# far above chance (1/9): sometimes higher than with the table trained, sometimes lower.
 #
 # Second, train the zero table on the same images with the labels shuffled. If the cell structure
 # comes from the labels being tied to where the shape is, far less should group. With shuffled labels
