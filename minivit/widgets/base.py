@@ -78,6 +78,6 @@ def check_position(name: str, value, grid: tuple[int, int]) -> None:
         index = None
     if index is None or not 0 <= index < grid[0] * grid[1]:
         raise ValueError(
-            f"{name}={value!r} is not a patch of the {grid[0]}x{grid[1]} grid; pass 0 to {grid[0] * grid[1] - 1} "
-            "(row * columns + column)"
+            f"{name}={value!r} is not a patch of the {grid[0]}x{grid[1]} grid; "
+            f"pass 0 to {grid[0] * grid[1] - 1} (row * columns + column)"
         )
