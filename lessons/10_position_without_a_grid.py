@@ -181,17 +181,12 @@ lesson.claim("live: the σ = 2 table is less than 0.05 above its null's 95th per
 lesson.claim("live: the σ = 0.1 table recovers more than the σ = 2 table", small["recovery"]["within_between"] - large["recovery"]["within_between"], ">", 0.2)
 
 # %% [markdown]
-# Only the σ = 0.1 table's similarity is far above its null; the σ = 2 table's is near its null
-# (less than 0.05 above its 95th percentile, asserted; the recorded σ = 2 tables below are at most
-# 0.01 above it). The
-# error columns are for this one network; the error is compared over five networks in the recorded
-# sweep below. The last two columns are two more ways to ask whether the table found the modules
-# (each also against a null of 1,000 shuffles, in the record):
-#
-# - **ARI**: cluster the table's 32 vectors into 4 groups with k-means and compare the groups with
-#   the modules by the adjusted Rand index (1: the same grouping; about 0: unrelated);
-# - **connectivity**: the rank correlation, over pairs of tokens, between their similarity and how
-#   strongly they are connected.
+# Only the σ = 0.1 table's similarity is far above its null. The σ = 2 table's is near its null
+# (less than 0.05 above its 95th percentile, asserted). The error columns are for this one network;
+# the recorded sweep below compares the error over five. The last two columns ask whether the table
+# found the modules two more ways: **ARI** compares the table's k-means groups with the modules (1:
+# the same grouping, about 0: unrelated), and **connectivity** is the rank correlation between two
+# tokens' similarity and how strongly they are connected.
 #
 # ## The reveal
 #
