@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test test-seeds test-browser test-site site serve lint lessons clean
+.PHONY: lab test test-seeds test-browser test-site site serve frames lint lessons clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,13 +45,19 @@ test-browser: $(STAMP)
 	MINIVIT_STRICT=1 MINIVIT_SEED=2 MINIVIT_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist load -m browser tests/test_browser.py
 
 # The website: the committed notebooks (not re-run), solutions/, docs/*.md and the API reference, built
-# offline with Sphinx and MyST-NB into docs/_build/html; each lesson's first explorer as frames drawn
-# at build time (docs/explorers.py, cached in docs/_build/frames)
+# offline with Sphinx and MyST-NB into docs/_build/html; each lesson's first explorer as frames: drawn
+# at build time where it needs no training (docs/explorers.py, cached in docs/_build/frames), else
+# recorded by a run of the lesson (docs/frames/, committed; `make frames` after such a lesson changes)
 site: $(STAMP)
 	$(BIN)/python docs/build.py
 
 serve: $(STAMP)
 	$(BIN)/python docs/build.py --serve
+
+# the frames of the explorers that show a trained model: each such lesson run top to bottom with the
+# committed run's seed and threads (0, 2), its first explorer writing its frames into docs/frames/NN/
+frames: $(STAMP)
+	$(BIN)/python docs/explorers.py --record
 
 # the website in headless Chromium (builds it first): every page loads without a console error, its
 # math typeset, its images loaded and its links resolved; an explorer's slider switches its picture

@@ -1,18 +1,19 @@
-"""Frames of each lesson's first explorer for the website, drawn when the site is built.
+"""Frames of each lesson's first explorer for the website, and where they come from.
 
-A recipe builds what the lesson passes to its first explorer and calls the lesson's own
-`minivit.widgets.*_explorer`, with the widget wiring swapped for a recorder: the recorder keeps the
-explorer's view function (the package's `*_view`, which draws with `minivit.viz`) and its controls,
-then draws the view at a grid of the controls' positions (at most BUDGET frames, every control's
-own starting value among them). The page's sliders switch between those pictures; the notebook
-computes any position.
+The page's sliders switch between pictures of the explorer at a grid of its controls' positions
+(`minivit.widgets.frames`: at most BUDGET frames, every control's starting value among them); the
+notebook computes any position. The frames come from one of two places:
 
-Only explorers whose inputs need no training have a recipe: the encodings drawn by hand (02, 05,
-06, 12), the recorded sweep (07) and the augmentation of eight training images (09). The others
-show a trained model of the lesson's run, which the site does not train; their pages say so.
-
-Frames are cached in docs/_build/frames/NN/ under a key of the package's sources and recorded
-files and this file: a build redraws a lesson's frames only when one of them changed.
+- **drawn at build time**, for explorers whose inputs need no training (02, 05, 06, 12: encodings
+  drawn by hand; 07: the recorded sweep; 09: the augmentation of eight training images). A recipe
+  builds what the lesson passes to its explorer and calls the lesson's own `*_explorer` with the
+  widget wiring swapped for a recorder. Cached in docs/_build/frames/NN/ under a key of the
+  package's sources and recorded files and this file.
+- **recorded by the lesson's run**, for explorers that show a model the lesson trains (00, 01, 03,
+  04, 08, 10, 11). `python docs/explorers.py --record` runs those lessons top to bottom with the
+  committed run's seed and threads (0 and 2) and ``MINIVIT_FRAMES`` set, so their first explorer
+  writes its frames into docs/frames/NN/ (committed: the site does not train). Run it again after
+  such a lesson's code changes; `make frames` does.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
-import itertools
 import json
 import os
 import shutil
@@ -30,8 +30,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BUDGET = 24  # frames per explorer at most
-DPI = 64
+RECORDED = ROOT / "docs" / "frames"  # frames recorded by lesson runs (committed)
+LESSONS = ROOT / "lessons"
+
+sys.path.insert(0, str(ROOT))  # the package of this checkout, also when it is not installed
+from minivit.widgets.frames import BUDGET, draw_frames  # noqa: E402
 
 
 def recipe_02():
@@ -100,55 +103,6 @@ RECIPES: dict[str, Callable] = {
 }
 
 
-def control_values(control) -> tuple[list, list[str], int]:
-    """A control's positions (values), their labels, and the index of its starting value."""
-    if hasattr(control, "_options_values"):  # SelectionSlider, Dropdown, ToggleButtons
-        values = list(control._options_values)
-        labels = [str(x) for x in control._options_labels]
-    else:  # IntSlider, FloatSlider
-        count = int(round((control.max - control.min) / control.step)) + 1
-        values = [control.min + i * control.step for i in range(count)]
-        if isinstance(control.value, int):
-            values = [int(v) for v in values]
-        else:
-            values = [round(v, 10) for v in values]
-        labels = [f"{v:g}" for v in values]
-    if control.value in values:
-        start = values.index(control.value)
-    else:  # a float slider's value between its steps
-        start = min(range(len(values)), key=lambda i: abs(values[i] - control.value))
-    return values, labels, start
-
-
-def counts_within(sizes: list[int], budget: int) -> list[int]:
-    """How many positions of each control to draw: their product at most `budget`, spread evenly
-    (the control with the fewest positions drawn so far gets one more, while it fits)."""
-    counts = [1] * len(sizes)
-    while True:
-        total = 1
-        for c in counts:
-            total *= c
-        grow = [
-            i
-            for i, (c, s) in enumerate(zip(counts, sizes, strict=True))
-            if c < s and total // c * (c + 1) <= budget
-        ]
-        if not grow:
-            return counts
-        counts[min(grow, key=lambda i: counts[i])] += 1
-
-
-def spread(size: int, count: int, start: int) -> list[int]:
-    """`count` indices of 0..size-1, evenly spread, one of them `start`."""
-    if count >= size:
-        return list(range(size))
-    picked = sorted({round(i * (size - 1) / (count - 1)) for i in range(count)} if count > 1 else {start})
-    if start not in picked:
-        nearest = min(picked, key=lambda i: abs(i - start))
-        picked = sorted((set(picked) - {nearest}) | {start})
-    return picked
-
-
 def record(recipe: Callable):
     """Run a recipe with the widgets' wiring swapped for a recorder: (view, controls)."""
     import minivit.widgets as widgets_package
@@ -176,31 +130,8 @@ def record(recipe: Callable):
 
 def draw(lesson: str, recipe: Callable, out: Path) -> dict:
     """Draw a lesson's explorer at a grid of positions into `out`; return its manifest."""
-    from matplotlib.figure import Figure
-
     view, controls = record(recipe)
-    names = list(controls)
-    found = [control_values(controls[n]) for n in names]
-    counts = counts_within([len(values) for values, _, _ in found], BUDGET)
-    picks = [spread(len(values), c, start) for (values, _, start), c in zip(found, counts, strict=True)]
-    manifest = {"controls": [], "frames": {}}
-    for name, (_values, labels, start), pick in zip(names, found, picks, strict=True):
-        c = controls[name]
-        manifest["controls"].append(
-            {
-                "name": name,
-                "label": getattr(c, "description", "") or name,
-                "labels": [labels[i] for i in pick],
-                "start": pick.index(start),
-            }
-        )
-    out.mkdir(parents=True, exist_ok=True)
-    for k, combo in enumerate(itertools.product(*[range(len(p)) for p in picks])):
-        kwargs = {n: found[j][0][picks[j][i]] for j, (n, i) in enumerate(zip(names, combo, strict=True))}
-        fig: Figure = view(**kwargs)
-        fig.savefig(out / f"{k}.png", format="png", dpi=DPI)
-        manifest["frames"]["-".join(map(str, combo))] = f"frames/{lesson}/{k}.png"
-    return manifest
+    return draw_frames(view, controls, out, prefix=f"frames/{lesson}", budget=BUDGET)
 
 
 def source_key() -> str:
@@ -223,13 +154,13 @@ def _draw_one(lesson: str, out: str) -> tuple[str, dict, float]:
     torch.set_num_threads(1)
     start = time.time()
     manifest = draw(lesson, RECIPES[lesson], Path(out))
-    (Path(out) / "manifest.json").write_text(json.dumps(manifest))
     return lesson, manifest, time.time() - start
 
 
 def build_all(folder: Path, quiet: bool = False, workers: int = 2) -> dict[str, dict]:
-    """Every recipe's frames in folder/NN_name/ (cached by source_key), drawn by `workers` processes
-    of one thread each; {lesson: manifest}."""
+    """Every lesson's frames in folder/NN_name/: the recipes' (cached by source_key), drawn by
+    `workers` processes of one thread each, and the recorded ones copied from docs/frames/;
+    {lesson: manifest}."""
     os.environ["OMP_NUM_THREADS"] = "1"
     key = source_key()
     manifests, todo = {}, []
@@ -253,4 +184,61 @@ def build_all(folder: Path, quiet: bool = False, workers: int = 2) -> dict[str, 
                 (folder / f"{lesson}.key").write_text(key)
                 if not quiet:
                     print(f"frames of {lesson}: {len(manifest['frames'])} in {seconds:.1f} s")
-    return {lesson: manifests[lesson] for lesson in RECIPES}
+    for lesson in recorded_lessons():
+        out = folder / lesson
+        if out.exists():
+            shutil.rmtree(out)
+        shutil.copytree(RECORDED / lesson, out)
+        manifests[lesson] = json.loads((out / "manifest.json").read_text())
+    return {lesson: manifests[lesson] for lesson in sorted(manifests)}
+
+
+def recorded_lessons() -> list[str]:
+    """The lessons whose frames a run recorded into docs/frames/ (those without a recipe)."""
+    if not RECORDED.is_dir():
+        return []
+    found = [p.name for p in RECORDED.iterdir() if (p / "manifest.json").exists()]
+    return sorted(name for name in found if name not in RECIPES)
+
+
+def to_record() -> list[Path]:
+    """The lessons with an explorer and no recipe: their frames come from a run of the lesson."""
+    return [
+        py
+        for py in sorted(LESSONS.glob("[0-9][0-9]_*.py"))
+        if py.stem not in RECIPES and "_explorer(" in py.read_text()
+    ]
+
+
+def record_runs(prefixes: list[str] | None = None, seed: int = 0, threads: int = 2) -> None:
+    """Run each lesson of `to_record()` (or those starting with `prefixes`) top to bottom with the
+    committed run's seed and threads, its first explorer writing its frames into docs/frames/NN/.
+    The run is the claims sweep's (benchmarks/claims.py): a fresh kernel, claims strict."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import claims
+
+    lessons = [py for py in to_record() if not prefixes or any(py.stem.startswith(p) for p in prefixes)]
+    if prefixes and not lessons:
+        sys.exit(f"none of {', '.join(prefixes)} is a lesson whose frames are recorded: "
+                 f"{', '.join(py.stem for py in to_record())}")  # fmt: skip
+    for py in lessons:
+        out = RECORDED / py.stem
+        os.environ["MINIVIT_FRAMES"] = str(out)
+        start = time.time()
+        run = claims.run_lesson(py, seed, threads, timeout=1800)
+        if not run["ok"]:
+            sys.exit(f"{py.stem} stopped: {run['error']}; its frames in {out} are not to be trusted")
+        manifest = json.loads((out / "manifest.json").read_text())
+        seconds = time.time() - start
+        print(f"frames of {py.stem}: {len(manifest['frames'])} (the lesson ran in {seconds:.0f} s)")
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="record the frames of explorers that show a trained model")
+    parser.add_argument("--record", nargs="*", metavar="NN", help="run these lessons (default: all)")
+    args = parser.parse_args()
+    if args.record is None:
+        parser.error("nothing to do: pass --record (every lesson whose frames a run records) or --record 03")
+    record_runs(args.record or None)

@@ -210,7 +210,8 @@ print({name: round(a, 2) for name, a in accuracy.items()})
 lesson.claim("distance alone cannot tell left from right: chance is 0.25", accuracy["alibi2d"], "<", 0.35)
 lesson.claim("rope-axial gets well above chance", accuracy["rope-axial"], ">", 0.4)
 lesson.claim("and above alibi2d", accuracy["rope-axial"] - accuracy["alibi2d"], ">", 0.15)
-print("alibi2d near chance (0.25); rope-axial well above it")
+print("alibi2d near chance (below 0.35):", accuracy["alibi2d"] < 0.35)
+print("rope-axial well above chance and above alibi2d:", accuracy["rope-axial"] > 0.4 and accuracy["rope-axial"] - accuracy["alibi2d"] > 0.15)
 
 # %% [markdown]
 # The blindness comes from the symmetric form, not from encoders. Give the bias one slope for keys to

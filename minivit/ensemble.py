@@ -24,7 +24,7 @@ Not here (use `fit`): checkpoints and resume, torchrun, fp16 loss scaling (on a 
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 import torch.nn.functional as F
@@ -70,12 +70,15 @@ def fit_ensemble(
     device: str | torch.device | None = None,
     progress: bool = True,
     desc: str | None = None,
+    callback: Callable[[int, list[nn.Module], list[History]], None] | None = None,
 ) -> list[History]:
     """Train every model in `models` (the same architecture; any weights) at once, member k with the
     batch order and augmentation draws of `seeds[k]`, and return their Histories. The trained weights
     are written back into `models`. `train` (and `eval_data`) is one dataset for all members or one
     per member (each of the same size and image shape). Options as in `minivit.train.fit`; `compile`
-    compiles the K models' batched forward (and with it the backward)."""
+    compiles the K models' batched forward (and with it the backward). `callback(step, models,
+    histories)` is called every `eval_every` steps and at the end, with the members' weights written
+    back into `models` (unlike `fit`'s, not every step: writing them back is a copy)."""
     settings = check_fit_options(
         steps=steps,
         batch_size=batch_size,
@@ -92,6 +95,8 @@ def fit_ensemble(
         sync_every=sync_every,
         compile=compile,
     )
+    if callback is not None and not callable(callback):
+        raise ValueError(f"callback={callback!r} is not a function; pass callback(step, models, histories)")
     models = list(models)
     if not models:
         raise ValueError("fit_ensemble needs at least one model; pass [ViT(config) for _ in range(K)]")
@@ -136,16 +141,18 @@ def fit_ensemble(
         for step in range(steps):
             meter.add(step, *stack.step(step, *data.batch(step)))
             done = step + 1
-            evaluating = bool(evals) and (done % eval_every == 0 or done == steps)
+            evaluating = (bool(evals) or callback is not None) and (done % eval_every == 0 or done == steps)
             if evaluating or done % sync_every == 0 or done == steps:
                 meter.flush()
                 bar.update(done - bar.n)
                 bar.set_postfix(meter.summary(), refresh=False)
             if evaluating:
                 stack.write_back()
-                for model, history, ds in zip(models, histories, evals, strict=True):
+                for model, history, ds in zip(models, histories, evals, strict=True) if evals else ():
                     history.eval_step.append(done)
                     history.eval_accuracy.append(evaluate(model, ds))
+                if callback is not None:
+                    callback(done, models, histories)
     finally:
         bar.close()
     stack.write_back()

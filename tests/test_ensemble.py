@@ -122,3 +122,20 @@ def test_an_ensemble_too_large_for_the_memory_is_refused_before_it_is_built(monk
         ValueError, match=r"this run needs about .* more than the 1\.0 MB this machine has free"
     ):
         fit_ensemble(models([0, 1]), data(), seeds=[0, 1], steps=1, progress=False)
+
+
+def test_the_callback_sees_every_member_written_back_at_each_eval_point():
+    members = models([0, 1])
+    seen = []
+
+    def callback(step, members, histories):
+        assert members is not None and len(members) == len(histories) == 2
+        seen.append((step, [m.head.weight.detach().clone() for m in members]))
+
+    fit_ensemble(members, data(), seeds=[0, 1], steps=6, eval_every=3, progress=False, callback=callback)
+    assert [step for step, _ in seen] == [3, 6]
+    assert not torch.equal(seen[0][1][0], seen[1][1][0])  # the weights as they were at step 3, then 6
+    for model, weight in zip(members, seen[1][1], strict=True):
+        torch.testing.assert_close(model.head.weight, weight)  # the last is the end
+    with pytest.raises(ValueError, match="callback=3 is not a function"):
+        fit_ensemble(members, data(), seeds=[0, 1], steps=1, progress=False, callback=3)

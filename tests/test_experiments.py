@@ -330,3 +330,15 @@ def test_a_setting_names_an_unknown_choice():
         init_scale.Setting(puzzles="mine")
     with pytest.raises(ValueError, match=r"Setting\(split='paper'\): use one of published, random"):
         init_scale.Setting(split="paper")
+
+
+def test_runs_trained_together_are_scored_where_single_runs_are():
+    data = init_scale.make_data(TINY)
+    runs = [("0.1", 0), ("2.0", 0)]
+    together = init_scale.train_many(runs, TINY, data, progress=False, evals=3)
+    for (encoding, seed), (_, record) in zip(runs, together, strict=True):
+        _, alone = init_scale.train_one(encoding, seed, TINY, data, progress=False, evals=3)
+        assert record["evals"]["step"] == alone["evals"]["step"] == [2, 4, 6]
+        for name in ("train", "test", "apart"):
+            assert record["evals"][name] == pytest.approx(alone["evals"][name], abs=0.02)
+        assert record["final_loss"] == pytest.approx(alone["final_loss"], abs=1e-4)  # scoring changes nothing

@@ -10,6 +10,7 @@ calls it (`*_explorer`). A file to a concept; every name is importable from here
     models.py        what a trained model does: shuffle, attention, resolution, inside
     augmentation.py  batch augmentation: augment
     base.py          the wiring they share: explorer, figure_image
+    frames.py        an explorer as still pictures, for the website: draw_frames
 """
 
 from minivit.widgets.augmentation import MIXES, augment_explorer, augment_view

@@ -11,6 +11,7 @@ import ipywidgets as W
 from matplotlib.figure import Figure
 
 from minivit.checks import check_number
+from minivit.widgets.frames import record_if_asked
 
 
 def figure_image(fig: Figure) -> bytes:
@@ -21,7 +22,10 @@ def figure_image(fig: Figure) -> bytes:
 
 
 def explorer(view: Callable[..., Figure], controls: Mapping[str, W.ValueWidget]) -> W.VBox:
-    """Sliders wired to a figure: `view(**{name: control.value})` redrawn whenever a control moves."""
+    """Sliders wired to a figure: `view(**{name: control.value})` redrawn whenever a control moves.
+    (With ``MINIVIT_FRAMES`` set, the first explorer also draws its frames for the website:
+    `minivit.widgets.frames`.)"""
+    record_if_asked(view, controls)
     image = W.Image(format="png")
 
     def draw(*_):

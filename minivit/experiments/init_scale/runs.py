@@ -79,9 +79,9 @@ def train_many(
     """`train_one` for every (encoding, seed) in `runs`, with the runs of one model shape (every
     sigma; the 2-D sinusoid) trained at once as an ensemble (`minivit.ensemble`) on a GPU, and on a
     CPU at the small widths where that is faster (benchmarks/loop.py: 1.5-3x at width 32; at width
-    160 on 2 cores, 0.65x, so those runs go one by one). Runs scored as they train (`evals`) go
-    one by one."""
-    if evals or not _as_ensemble(setting, device):
+    160 on 2 cores, 0.65x, so those runs go one by one). With `evals`, every run is scored at the
+    same points as `train_one` scores it."""
+    if not _as_ensemble(setting, device):
         return [
             train_one(e, seed, setting, data, device=device, progress=progress, evals=evals)
             for e, seed in runs
@@ -94,6 +94,18 @@ def train_many(
             seed_everything(seed)
             models.append(ViT(setting.config(encoding)))
         starts = [tables(m) for m in models]
+        every = max(1, setting.steps // evals) if evals else None
+        during = [{"step": [], **{name: [] for name in data}} for _ in group]
+        scoring = [0.0]  # seconds spent on them, not counted as training time
+
+        def score(step, members, _, during=during, scoring=scoring) -> None:
+            t = time.perf_counter()
+            for m, seen in zip(members, during, strict=True):
+                seen["step"].append(step)
+                for name, ds in data.items():
+                    seen[name].append(round(evaluate(m, ds), 4))
+            scoring[0] += time.perf_counter() - t
+
         t0 = time.perf_counter()
         histories = fit_ensemble(
             models,
@@ -103,10 +115,16 @@ def train_many(
             device=device,
             progress=progress,
             desc=f"{len(group)} runs: " + ", ".join(sorted({label(e) for e, _ in group})),
+            eval_every=every,
+            callback=score if evals else None,
         )
-        seconds = (time.perf_counter() - t0) / len(group)
-        for (encoding, seed), model, history, start in zip(group, models, histories, starts, strict=True):
+        seconds = (time.perf_counter() - t0 - scoring[0]) / len(group)
+        for (encoding, seed), model, history, start, seen in zip(
+            group, models, histories, starts, during, strict=True
+        ):
             record = measure_run(encoding, seed, setting, model, history, start, seconds, data)
+            if evals:
+                record["evals"] = seen
             out[encoding, seed] = model, record
     return [out[r] for r in runs]
 

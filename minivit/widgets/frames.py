@@ -1,0 +1,127 @@
+"""An explorer as still pictures: its view drawn at a grid of its controls' positions.
+
+The course's website plays each lesson's first explorer without a kernel: the page's sliders switch
+between frames drawn here. Explorers whose inputs need no training are drawn when the site is built
+(`docs/explorers.py`); those that show a model the lesson trains are drawn by the lesson's own run:
+with ``MINIVIT_FRAMES`` naming a folder, the first explorer a process builds also writes its frames
+there (`docs/explorers.py --record` runs those lessons so).
+
+    draw_frames(view, controls, out, prefix)   frames and manifest.json into `out`; the manifest
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from matplotlib.figure import Figure
+
+BUDGET = 24  # frames per explorer at most
+DPI = 64
+ENV = "MINIVIT_FRAMES"
+
+
+def control_values(control) -> tuple[list, list[str], int]:
+    """A control's positions (values), their labels, and the index of its starting value."""
+    if hasattr(control, "_options_values"):  # SelectionSlider, Dropdown, ToggleButtons
+        values = list(control._options_values)
+        labels = [str(x) for x in control._options_labels]
+    else:  # IntSlider, FloatSlider
+        count = int(round((control.max - control.min) / control.step)) + 1
+        values = [control.min + i * control.step for i in range(count)]
+        if isinstance(control.value, int):
+            values = [int(v) for v in values]
+        else:
+            values = [round(v, 10) for v in values]
+        labels = [f"{v:g}" for v in values]
+    if control.value in values:
+        start = values.index(control.value)
+    else:  # a float slider's value between its steps
+        start = min(range(len(values)), key=lambda i: abs(values[i] - control.value))
+    return values, labels, start
+
+
+def counts_within(sizes: list[int], budget: int) -> list[int]:
+    """How many positions of each control to draw: their product at most `budget`, spread evenly
+    (the control with the fewest positions drawn so far gets one more, while it fits)."""
+    counts = [1] * len(sizes)
+    while True:
+        total = 1
+        for c in counts:
+            total *= c
+        grow = [
+            i
+            for i, (c, s) in enumerate(zip(counts, sizes, strict=True))
+            if c < s and total // c * (c + 1) <= budget
+        ]
+        if not grow:
+            return counts
+        counts[min(grow, key=lambda i: counts[i])] += 1
+
+
+def spread(size: int, count: int, start: int) -> list[int]:
+    """`count` indices of 0..size-1, evenly spread, one of them `start`."""
+    if count >= size:
+        return list(range(size))
+    picked = sorted({round(i * (size - 1) / (count - 1)) for i in range(count)} if count > 1 else {start})
+    if start not in picked:
+        nearest = min(picked, key=lambda i: abs(i - start))
+        picked = sorted((set(picked) - {nearest}) | {start})
+    return picked
+
+
+def draw_frames(
+    view: Callable[..., Figure],
+    controls: Mapping,
+    out: str | Path,
+    prefix: str,
+    budget: int = BUDGET,
+) -> dict:
+    """Draw `view` at a grid of the controls' positions (at most `budget` frames, every control's
+    starting value among them) as `out`/k.png, and write `out`/manifest.json: the controls (name,
+    label, the labels of the positions drawn, the starting one) and the frames, each named
+    `prefix`/k.png. Returns the manifest."""
+    out = Path(out)
+    names = list(controls)
+    found = [control_values(controls[n]) for n in names]
+    counts = counts_within([len(values) for values, _, _ in found], budget)
+    picks = [spread(len(values), c, start) for (values, _, start), c in zip(found, counts, strict=True)]
+    manifest: dict = {"controls": [], "frames": {}}
+    for name, (_values, labels, start), pick in zip(names, found, picks, strict=True):
+        c = controls[name]
+        manifest["controls"].append(
+            {
+                "name": name,
+                "label": getattr(c, "description", "") or name,
+                "labels": [labels[i] for i in pick],
+                "start": pick.index(start),
+            }
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    for k, combo in enumerate(itertools.product(*[range(len(p)) for p in picks])):
+        kwargs = {n: found[j][0][picks[j][i]] for j, (n, i) in enumerate(zip(names, combo, strict=True))}
+        fig = view(**kwargs)
+        fig.savefig(out / f"{k}.png", format="png", dpi=DPI)
+        manifest["frames"]["-".join(map(str, combo))] = f"{prefix}/{k}.png"
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    return manifest
+
+
+_recorded: set[str] = set()  # the folders this process has written: the first explorer only
+
+
+def record_if_asked(view: Callable[..., Figure], controls: Mapping) -> None:
+    """With ``MINIVIT_FRAMES`` naming a folder, draw the frames of the first explorer this process
+    builds into it (the frames are named frames/<the folder's name>/k.png, as the site serves
+    them). Without it, nothing."""
+    folder = os.environ.get(ENV, "").strip()
+    if not folder or folder in _recorded:
+        return
+    _recorded.add(folder)
+    out = Path(folder)
+    for old in out.glob("*.png"):  # a smaller grid than last time leaves no stale frames
+        old.unlink()
+    draw_frames(view, controls, out, prefix=f"frames/{out.name}", budget=BUDGET)
