@@ -156,9 +156,16 @@ def solution_labels() -> set[str]:
 def player(manifest: dict, lesson: str) -> str:
     """The HTML of a frame player: the explorer's controls as range inputs over its frames."""
     data = json.dumps(manifest).replace("'", "&#39;")
+    run = manifest.get("run")
+    drawn = (
+        f"drawn by a run of this lesson (seed {run['seed']}, {run['threads']} threads) from the "
+        "models it trained"
+        if run
+        else "drawn when the site was built"
+    )
     return (
         f'<div class="frame-player" data-lesson="{lesson}" data-manifest=\'{data}\'></div>\n\n'
-        "*On this page the sliders switch between pictures drawn when the site was built, for "
+        f"*On this page the sliders switch between pictures {drawn}, for "
         f"{len(manifest['frames'])} positions of the explorer's controls; in the notebook (JupyterLab "
         "or Colab) the explorer computes any position.*\n"
     )

@@ -23,31 +23,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.chromium import CHROMIUM, FLAGS, sync_playwright_or_skip
+
 ROOT = Path(__file__).parent.parent
 LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]_*.ipynb"))
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 pytestmark = pytest.mark.browser
-
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    sync_playwright = None
-
-if sync_playwright is None or not CHROMIUM.exists():
-    reason = "needs /usr/bin/chromium (apt install chromium) and playwright (pip install playwright)"
-    pytest.skip(reason, allow_module_level=True)
+sync_playwright = sync_playwright_or_skip()
 
 
 def free_port() -> int:

@@ -26,22 +26,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.chromium import CHROMIUM, FLAGS, sync_playwright_or_skip
+
 ROOT = Path(__file__).parent.parent
 HTML = ROOT / "docs" / "_build" / "html"
-CHROMIUM = Path("/usr/bin/chromium")
 LESSONS = sorted(p.stem for p in (ROOT / "lessons").glob("[0-9][0-9]_*.ipynb"))
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
 pytestmark = pytest.mark.browser
-
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    sync_playwright = None
-
-if sync_playwright is None or not CHROMIUM.exists():
-    reason = "needs /usr/bin/chromium (apt install chromium) and playwright (pip install playwright)"
-    pytest.skip(reason, allow_module_level=True)
+sync_playwright = sync_playwright_or_skip()
 
 
 class Quiet(http.server.SimpleHTTPRequestHandler):
