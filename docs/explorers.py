@@ -229,8 +229,6 @@ def record_runs(prefixes: list[str] | None = None, seed: int = 0, threads: int =
         if not run["ok"]:
             sys.exit(f"{py.stem} stopped: {run['error']}; its frames in {out} are not to be trusted")
         manifest = json.loads((out / "manifest.json").read_text())
-        manifest["run"] = {k: run[k] for k in ("seed", "threads", "torch", "cpu", "date")}
-        (out / "manifest.json").write_text(json.dumps(manifest))
         seconds = time.time() - start
         print(f"frames of {py.stem}: {len(manifest['frames'])} (the lesson ran in {seconds:.0f} s)")
 

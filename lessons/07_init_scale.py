@@ -138,13 +138,14 @@ lesson.claim("a σ = 2 table is drawn at standard deviation 2", abs(ViT(sweep_se
 # ## Live: small σ against large σ
 #
 # The same puzzles, the same everything but σ, for a short run of a smaller model. It has width 32
-# and trains 2,500 steps at a learning rate of 1e-3, the tables at a third of it. That is under a
-# minute a run on a laptop's two cores. `train_one` trains, scoring the three sets four times on
-# the way.
+# and trains 2,500 steps at a learning rate of 1e-3, the tables at a third of it. `train_many` trains
+# the two models at once (each as its own run would), scoring the three sets four times on the way.
+# On two CPU cores that takes two to three minutes.
 
 # %% tags=["nbval-ignore-output"]
 setting = init_scale.SETTINGS["lesson"]
-live = {sigma: init_scale.train_one(sigma, SEED, setting, data, evals=4)[1] for sigma in ("0.1", "2.0")}
+pair = init_scale.train_many([("0.1", SEED), ("2.0", SEED)], setting, data, evals=4)  # [(model, record)]
+live = {"0.1": pair[0][1], "2.0": pair[1][1]}
 
 # %% tags=["nbval-ignore-output"]
 print(f"{setting.steps} steps; accuracy on each set as the runs trained:")

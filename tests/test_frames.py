@@ -64,6 +64,7 @@ def fresh_recorder(monkeypatch):
 def test_a_run_with_minivit_frames_records_its_first_explorer_only(tmp_path, monkeypatch, fresh_recorder):
     out = tmp_path / "03_learned"
     monkeypatch.setenv("MINIVIT_FRAMES", str(out))
+    monkeypatch.setenv("MINIVIT_SEED", "5")  # the run's seed, which the page names
     (out).mkdir()
     (out / "99.png").write_bytes(b"stale")  # from a larger grid last time
     snaps = {"a": [(0, torch.randn(9, 8)), (10, torch.randn(9, 8))]}
@@ -71,6 +72,7 @@ def test_a_run_with_minivit_frames_records_its_first_explorer_only(tmp_path, mon
     manifest = json.loads((out / "manifest.json").read_text())
     assert not (out / "99.png").exists()
     assert all(p.startswith("frames/03_learned/") for p in manifest["frames"].values())
+    assert manifest["run"]["seed"] == 5 and manifest["run"]["threads"] == torch.get_num_threads()
     pngs = sorted(out.glob("*.png"))
     assert len(pngs) == len(manifest["frames"])
     stamp = (out / "manifest.json").stat().st_mtime_ns

@@ -11,12 +11,14 @@ there (`docs/explorers.py --record` runs those lessons so).
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+import torch
 from matplotlib.figure import Figure
 
 BUDGET = 24  # frames per explorer at most
@@ -124,4 +126,11 @@ def record_if_asked(view: Callable[..., Figure], controls: Mapping) -> None:
     out = Path(folder)
     for old in out.glob("*.png"):  # a smaller grid than last time leaves no stale frames
         old.unlink()
-    draw_frames(view, controls, out, prefix=f"frames/{out.name}", budget=BUDGET)
+    manifest = draw_frames(view, controls, out, prefix=f"frames/{out.name}", budget=BUDGET)
+    manifest["run"] = {  # which run drew them: the page says so
+        "seed": int(os.environ.get("MINIVIT_SEED", "0") or 0),
+        "threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "date": datetime.date.today().isoformat(),
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest))
