@@ -249,6 +249,13 @@ def resumable(path: Path, config: ViTConfig | None, settings: Any) -> dict[str, 
     return state
 
 
+def _weights(state: dict) -> set[str]:
+    """The entries of a state dict that every model of its shape holds: all but the trained grid an
+    encoding carried to another grid keeps (`reference_grid`, minivit.posenc.base), which a model
+    built at the new size has not, and loading gives it."""
+    return {k for k in state if k.rsplit(".", 1)[-1] != "reference_grid"}
+
+
 def check_resumable(
     path: Path,
     state: dict[str, Any],
@@ -263,12 +270,14 @@ def check_resumable(
     edited to another training set, is refused here rather than trained on."""
     why = f"cannot resume {path}:"
     mine, theirs = model.state_dict(), state["model"]
-    if not isinstance(theirs, dict) or set(theirs) != set(mine):
-        other = sorted(set(theirs) ^ set(mine)) if isinstance(theirs, dict) else ["its model entry"]
+    if not isinstance(theirs, dict) or _weights(theirs) != _weights(mine):
+        other = sorted(_weights(theirs) ^ _weights(mine)) if isinstance(theirs, dict) else ["its model entry"]
         raise ValueError(
             f"{why} its weights are of another model (first difference: {other[0]}); use a new --out"
         )
     for name, value in theirs.items():
+        if name not in mine:  # a carried encoding's trained grid: its own loader checks and keeps it
+            continue
         if not isinstance(value, torch.Tensor) or value.shape != mine[name].shape:
             got = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
             raise ValueError(

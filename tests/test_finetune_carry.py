@@ -111,3 +111,21 @@ def test_finetune_trains_the_carried_model(monkeypatch):
     assert tuned.pos.reference_grid == (4, 4) and len(seen) == 1
     with torch.no_grad():
         torch.testing.assert_close(seen[0], model(x))
+
+
+def test_a_carried_run_resumes_into_a_model_built_at_the_new_size(tmp_path):
+    """A fine-tune interrupted and resumed in a new session: the model is rebuilt from its config
+    (no trained grid), and the checkpoint's trained grid comes back with its weights."""
+    from minivit.train import fit
+
+    tuned = carried(trained("liere", {}), 24)
+    x = images(24)
+    data = torch.utils.data.TensorDataset(x.repeat(4, 1, 1, 1), torch.tensor([0, 1, 2] * 4))
+    options = dict(steps=4, batch_size=4, checkpoint_every=2, progress=False, out=tmp_path / "run")
+    fit(tuned, data, **options)
+    rebuilt = ViT(tuned.config)
+    assert rebuilt.pos.reference_grid == (6, 6)
+    fit(rebuilt, data, resume=True, **options)  # the run is complete: its weights are restored
+    assert rebuilt.pos.reference_grid == (4, 4)
+    with torch.no_grad():
+        torch.testing.assert_close(rebuilt.eval()(x), tuned.eval()(x))
