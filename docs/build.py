@@ -107,27 +107,34 @@ def rewrite_links(text: str, source: str, site: dict[str, str]) -> str:
     return HTML_SRC.sub(fix, LINK.sub(fix, text))
 
 
-def run_times() -> dict[str, str]:
-    """Median run time on one thread of each lesson, from lessons/CLAIMS.md (the margin sweep)."""
+def run_times() -> dict[str, tuple[int, int]]:
+    """Each lesson's median run time and the threads it ran on: two threads where the margin sweep
+    has such runs (one lesson at a time, as a learner runs it; a lesson's default), else one. From
+    lessons/CLAIMS.md; for a lesson whose code changed since, its latest source's runs in
+    benchmarks/claims.jsonl."""
     times = {}
     claims = (ROOT / "lessons" / "CLAIMS.md").read_text()
-    for name, seconds in re.findall(
-        r"^## (\d\d_\w+)\n\n[^\n]*?median time (\d+) s on 1 thread", claims, re.M
-    ):
-        times[name] = int(seconds)
-    # a lesson not in CLAIMS.md (its code changed since the sweep wrote it): the median of the one-thread
-    # runs of its latest recorded source in benchmarks/claims.jsonl
+    for name, line in re.findall(r"^## (\d\d_\w+)\n\n([^\n]*median time[^\n]*)", claims, re.M):
+        found = {int(t): int(sec) for sec, t in re.findall(r"(\d+) s on (\d) threads?", line)}
+        if found:
+            threads = max(found)
+            times[name] = (found[threads], threads)
     runs = [
         json.loads(line) for line in (ROOT / "benchmarks" / "claims.jsonl").read_text().splitlines() if line
     ]
     for p in lessons():
-        mine = [r for r in runs if r["lesson"] == p.stem and r["threads"] == 1 and r.get("seconds")]
+        mine = [r for r in runs if r["lesson"] == p.stem and r.get("seconds")]
         if p.stem in times or not mine:
             continue
         latest = max(mine, key=lambda r: r.get("date", ""))["source"]
-        seconds = sorted(r["seconds"] for r in mine if r["source"] == latest)
-        times[p.stem] = round(seconds[len(seconds) // 2])
+        threads = max(r["threads"] for r in mine if r["source"] == latest)
+        seconds = sorted(r["seconds"] for r in mine if r["source"] == latest and r["threads"] == threads)
+        times[p.stem] = (round(seconds[len(seconds) // 2]), threads)
     return times
+
+
+def threads_said(threads: int) -> str:
+    return f"{threads} CPU thread{'s' if threads > 1 else ''}"
 
 
 def reading_minutes(notebook: dict) -> int:
@@ -184,7 +191,8 @@ def lesson_page(path: Path, site: dict[str, str], frames: dict, solved: set[str]
         f"~{reading_minutes(nb)} min"
     )
     if stem in times:
-        line += f" · runs in ~{duration(times[stem])} on one CPU thread"
+        seconds, threads = times[stem]
+        line += f" · runs in ~{duration(seconds)} on {threads_said(threads)}"
     cells = []
     first_explorer = True
     for i, cell in enumerate(nb["cells"]):
@@ -351,7 +359,8 @@ def main() -> None:
     if args.times:
         runs = run_times()
         for p in lessons():
-            run = duration(runs[p.stem]) if p.stem in runs else "not in the sweep"
+            seconds, threads = runs.get(p.stem, (None, None))
+            run = f"{duration(seconds)} on {threads_said(threads)}" if seconds else "not in the sweep"
             print(f"{p.stem}: reading {reading_minutes(json.loads(p.read_text()))} min, run {run}")
         return
     if not args.no_build:
