@@ -106,7 +106,7 @@ table_norms = {name: m.pos.table[0].norm(dim=-1).mean().item() for name, m in mo
 print(f"mean norm of a patch token: {token_norm:.2f}")
 for name, norm in table_norms.items():
     print(f"init {name:>5}: mean norm of a position vector {norm:.2f}")
-assert table_norms["zeros"] == 0 and table_norms["0.02"] < token_norm < table_norms["1.0"]
+assert table_norms["zeros"] == 0 and table_norms["0.02"] < token_norm and table_norms["1.0"] > 3 * token_norm  # σ = 1 dominates
 
 # %% [markdown]
 # ## What training makes of the table
@@ -210,8 +210,8 @@ viz.plot_history(histories, chance=1 / 9)
 # %% [markdown]
 # The two maps below show each position's similarity to all others, drawn at its place on the
 # grid. In the zeros and 0.02 tables, look for 2×2 blocks: positions in one cell light up together.
-# The third map is what training added to the σ = 1 table. Whether that groups positions by cell
-# depends on the seed: compare its cell contrast with its null in the printout above.
+# The third map is what training added to the σ = 1 table. The lesson makes no claim on whether
+# that groups positions by cell: compare its cell contrast with its null in the printout above.
 
 # %%
 fig = viz.similarity_grid(snapshots["zeros"][-1][1], grid, title="init zeros, after training")
@@ -268,7 +268,8 @@ widgets.learned_explorer(snapshots, grid)
 #
 # First, train the σ = 1 model with its table *frozen* at the random draw. If the model learns the
 # task by reading the random vectors, it learns it without training them too. In 300 steps it ends
-# far above chance (1/9): sometimes higher than with the table trained, sometimes lower.
+# far above chance (1/9). The printout puts it beside the trained table's accuracy; the claim does
+# not say which is higher.
 #
 # Second, train the zero table on the same images with the labels shuffled. If the cell structure
 # comes from the labels being tied to where the shape is, far less should group. With shuffled labels
@@ -343,11 +344,10 @@ print("the spike, doubled:", [round(v, 3) for v in plain[10:14].tolist()], "plai
 
 # %% [markdown]
 # The model resamples its table by itself whenever it meets a new grid, so evaluating at 36 px is
-# one call (`pos.antialias` picks the resize). Which of our three models keeps more of its accuracy
-# at 36 px is not settled by 300 steps on one seed: it changes from seed to seed. A σ = 1 table
-# sometimes survives the resize better than 36 unrelated vectors would. Bicubic interpolation blends
-# neighbouring vectors, and the model may lean on only part of the table. Lessons 07 and 08 measure
-# this over several seeds and longer runs.
+# one call (`pos.antialias` picks the resize). Read the printout below for which of our three models
+# keeps more of its accuracy at 36 px. One run of 300 steps does not settle that, and the lesson
+# claims no order. Bicubic interpolation blends neighbouring vectors, and a model may lean on only
+# part of its table. Lessons 07 and 08 measure resizing over several seeds and longer runs.
 
 # %% tags=["nbval-ignore-output"]
 big = where(1000, seed=SEED + 1, image_size=36)
@@ -435,7 +435,7 @@ exercises.check("03.9", answer_03_9)
 #
 # | claim | assert | fails when |
 # |---|---|---|
-# | σ = 1 dominates the patch tokens, 0.02 does not, zeros is nothing | `assert table_norms["zeros"] == 0 and table_norms["0.02"] < token_norm < table_norms["1.0"]` | the σ = 1 model is drawn with σ = 0.02 |
+# | σ = 1 dominates the patch tokens (more than 3 times their size), 0.02 does not, zeros is nothing | `assert table_norms["zeros"] == 0 and table_norms["0.02"] < token_norm and table_norms["1.0"] > 3 * token_norm  # σ = 1 dominates` | the σ = 1 model is drawn with σ = 0.02 |
 # | the σ = 1 model learns the task from its random table, far above chance (1/9) in 300 steps | `lesson.claim("the large table learns the task, far above chance (1/9)", accuracy["1.0"], ">", 0.4)` | the σ = 1 model gets the 0.02 start |
 # | it learns the task far above chance with the random table as it is | `lesson.claim("and learns the task without training the table, far above chance (1/9)", accuracy_frozen, ">", 0.4)` | the frozen table is zeros (chance, 1/9) |
 # | the σ = 1 table keeps no layout: training leaves its structure where the random draw put it | `lesson.claim("the large table gains no layout in training", abs(structure["1.0"][-1] - structure["1.0"][0]), "<", 0.03)` | the 0.02 table is measured instead |

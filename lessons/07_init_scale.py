@@ -34,7 +34,7 @@
 # - what training added to the tables: the puzzle's rows and columns at σ = 0.1, nothing we can
 #   detect at σ = 2.
 #
-# The live part trains two small models: a minute or two on a laptop CPU.
+# The live part trains two small models: about two and a half minutes on two CPU cores.
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
@@ -140,7 +140,7 @@ lesson.claim("a σ = 2 table is drawn at standard deviation 2", abs(ViT(sweep_se
 # The same puzzles, the same everything but σ, for a short run of a smaller model. It has width 32
 # and trains 2,500 steps at a learning rate of 1e-3, the tables at a third of it. `train_many` trains
 # the two models at once (each as its own run would), scoring the three sets four times on the way.
-# On two CPU cores that takes two to three minutes.
+# On two CPU cores that takes about two and a half minutes.
 
 # %% tags=["nbval-ignore-output"]
 setting = init_scale.SETTINGS["lesson"]
@@ -155,15 +155,17 @@ for sigma, r in live.items():
         print(f"σ = {sigma:>3}  step {step:>5}:  train {e['train'][i]:.3f}  held-out {e['test'][i]:.3f}  kept apart {e['apart'][i]:.3f}")
 small, large = live["0.1"]["accuracy"], live["2.0"]["accuracy"]
 assert not any(r["dead"] for r in live.values())  # both trained
+lesson.claim("live: σ = 0.1 solves most held-out puzzles", small["test"], ">", 0.8)
 lesson.claim("live: σ = 0.1 solves most study puzzles", small["apart"], ">", 0.6)
-lesson.claim("live: σ = 0.1 solves 0.3 more study puzzles than σ = 2", small["apart"] - large["apart"], ">", 0.3)
+lesson.claim("live: σ = 0.1 solves over 0.3 more study puzzles than σ = 2", small["apart"] - large["apart"], ">", 0.3)
 lesson.claim("live: σ = 2 solves fewer than half the study's puzzles", large["apart"], "<", 0.5)
 lesson.claim("live: σ = 2 does better on its own training puzzles than on the study's", large["train"] - large["apart"], ">", 0.15)
 
 # %% [markdown]
-# In this short run σ = 0.1 learns the rule. It solves the held-out puzzles and most of the study's.
-# σ = 2 learns more slowly. Its held-out score follows its training score, but it solves fewer than
-# half of the study's puzzles (chance is 0.25). It has not fitted its training puzzles yet, so this
+# In this short run σ = 0.1 learns the rule. It solves most held-out puzzles (above 0.8) and most of
+# the study's (above 0.6). σ = 2 learns more slowly. Its held-out score follows its training score,
+# but it solves fewer than half of the study's puzzles (asserted; chance is 0.25, and the printout
+# shows how near chance it stays). It has not fitted its training puzzles yet, so this
 # run cannot say where σ = 2 ends up. For that we need longer runs.
 #
 # ## The recorded sweep
@@ -725,7 +727,7 @@ exercises.check("07.6", answer_07_6)
 # | every answer is forced, held-out puzzles are not training puzzles, the study's puzzles are at Jaccard distance ≥ 0.8 from every generated one | `assert (lst.forced(ds.cells) == ds.tensors[1] + 1).all(), name` `assert not set(data["test"].strings()) & set(train.strings())` `assert nearest.min() >= 0.8` | a label is not the forced symbol, the split overlaps, or a study puzzle is close to a generated one |
 # | every view with two answers among the training puzzles is a view of quaternary puzzles only (a binary or ternary view has one answer); over half the held-out puzzles and under a tenth of the study's share a training puzzle's view | `assert all(grades_of[v] == {"quaternary"} for v in two_answers)` `lesson.claim("over half the held-out puzzles share a training puzzle's view", seen["test"].float().mean(), ">", 0.5)` `lesson.claim("under a tenth of the study's puzzles share a training puzzle's view", seen["apart"].float().mean(), "<", 0.1)` | two binary or ternary training puzzles with one view have different answers, or a split that shares views less (e.g. held out by view) |
 # | a σ = 2 table is drawn at standard deviation 2 | `lesson.claim("a σ = 2 table is drawn at standard deviation 2", abs(ViT(sweep_setting.config("2.0")).pos.table.std().item() - 2.0), "<", 0.1)` | the table is drawn at another scale |
-# | live: both runs train; σ = 0.1 solves most study puzzles, 0.3 more than σ = 2; σ = 2 solves fewer than half of them while doing better on its training puzzles | `assert not any(r["dead"] for r in live.values())` `lesson.claim("live: σ = 0.1 solves most study puzzles", small["apart"], ">", 0.6)` `lesson.claim("live: σ = 0.1 solves 0.3 more study puzzles than σ = 2", small["apart"] - large["apart"], ">", 0.3)` `lesson.claim("live: σ = 2 solves fewer than half the study's puzzles", large["apart"], "<", 0.5)` `lesson.claim("live: σ = 2 does better on its own training puzzles than on the study's", large["train"] - large["apart"], ">", 0.15)` | a run never trains, σ = 2 generalizes, or σ = 0.1 does not |
+# | live: both runs train; σ = 0.1 solves most held-out puzzles and most study puzzles, over 0.3 more than σ = 2; σ = 2 solves fewer than half of them while doing better on its training puzzles | `assert not any(r["dead"] for r in live.values())` `lesson.claim("live: σ = 0.1 solves most held-out puzzles", small["test"], ">", 0.8)` `lesson.claim("live: σ = 0.1 solves most study puzzles", small["apart"], ">", 0.6)` `lesson.claim("live: σ = 0.1 solves over 0.3 more study puzzles than σ = 2", small["apart"] - large["apart"], ">", 0.3)` `lesson.claim("live: σ = 2 solves fewer than half the study's puzzles", large["apart"], "<", 0.5)` `lesson.claim("live: σ = 2 does better on its own training puzzles than on the study's", large["train"] - large["apart"], ">", 0.15)` | a run never trains, σ = 2 generalizes, or σ = 0.1 does not |
 # | recorded with the reference's puzzles, split and init; every run trained; σ = 2 fits its training puzzles (≥ 0.95) and fails the study's (≤ 0.45); σ = 0.1 solves held-out (≥ 0.94) and study (≥ 0.88) puzzles, its lead on the study's more than 3 times the larger spread over seeds; the sinusoid at least as good as σ = 0.1 on held-out and study puzzles | `assert sweep["setting"] == {**sweep["setting"], "puzzles": "reference", "split": "published", "init": "torch"}` `assert all(s["seeds"] >= 3 and s["dead"] == 0 for s in summary.values())` `lesson.claim("recorded: σ = 2 fits its training puzzles", summary["2.0"]["train"], ">=", 0.95)` `lesson.claim("recorded: σ = 2 fails the study's puzzles", summary["2.0"]["apart"], "<=", 0.45)` `lesson.claim("recorded: σ = 0.1 solves held-out puzzles", summary["0.1"]["test"], ">=", 0.94)` `lesson.claim("recorded: σ = 0.1 solves the study's puzzles", summary["0.1"]["apart"], ">=", 0.88)` `lesson.claim("recorded: σ = 0.1's lead on the study's puzzles is more than 3 times the larger spread over seeds", summary["0.1"]["apart"] - summary["2.0"]["apart"] - 3 * spread, ">", 0)` `lesson.claim("recorded: the sinusoid at least as good as σ = 0.1 on held-out and study puzzles", {k: summary["sincos2d"][k] - summary["0.1"][k] for k in ("test", "apart")}, ">=", 0)` | the sweep was recorded with other puzzles, split or init, a run dies, σ = 2 stops short of fitting or solves the study, σ = 0.1 fails it, or the sinusoid falls behind |
 # | no σ = 2 run solved half the study's puzzles at any point of training | `lesson.claim("no σ = 2 run solved half the study's puzzles at any point", best_apart_large, "<", 0.5)` | some σ = 2 run passes 0.5 on them at some point |
 # | what training added to σ = 0.1's tables (blocks 0 and 1 of the recorded sweep) brings the cells that share a row or a column closer than the other pairs by more, on every seed and block, than what training added to σ = 2's does on any | `assert min(contrast["0.1", "what training added"]) > max(contrast["2.0", "what training added"])` | the start is drawn otherwise, or σ = 2's update holds rows and columns as strongly as σ = 0.1's |

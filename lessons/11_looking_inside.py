@@ -106,17 +106,17 @@ widgets.inside_explorer(models, test.images[:8], encoding="rope-axial")
 
 # %% [markdown]
 # `none` cannot beat chance: moving the shape to another cell only moves a patch (lesson 00).
-# ALiBi-2D cannot do much better. Its bias depends on the distance between two patches, which a
+# ALiBi-2D cannot beat 3/16. Its bias depends on the distance between two patches, which a
 # mirror or a turn of the grid keeps. So with mean pooling it gives the same answer for a scene and
 # its mirror image (lesson 06). It cannot tell the 4 corners apart, nor the 8 edge cells, nor the 4
 # centre cells. At best it is right (4·¼ + 8·⅛ + 4·¼)/16 = 3/16 of the time. In 700 steps it
 # sometimes gets close to that and sometimes learns nothing. The two properties of ALiBi measured
 # below hold for any weights, so they hold for this model too.
 #
-# The relative-bias model takes one of two routes, depending on the seed: it solves the task like
-# the five others (its accuracy is printed above), or it stays near chance for all 700 steps. So we
-# make no claim about its accuracy. Its offset-only test below holds for any bias table, so it
-# holds on either route.
+# The relative-bias model can take one of two routes (runs with other seeds have taken both): it
+# solves the task like the five others (its accuracy is printed above), or it stays near chance for
+# all 700 steps. So we make no claim about its accuracy. Its offset-only test below holds for any
+# bias table, so it holds on either route.
 #
 # How far each model gets in 700 steps varies with the seed. Apart from `none`, `peg` is the only
 # model with no position anywhere in block 0: its convolution acts after the first block, as in Chu
@@ -294,7 +294,8 @@ viz.score_tests(fraction, odd, ENCODINGS, varies)
 # - ALiBi's score is also symmetric in the offset, so it cannot tell left from right; RoPE's and
 #   relative bias's need not be.
 # - Offset-only scores do not keep a model from learning absolute position: the RoPE models solve
-#   `where`. Position leaks into their tokens at the grid's border (Going deeper).
+#   `where`. Position leaks into their tokens; by our argument, through the grid's border (Going
+#   deeper).
 
 # %% [markdown]
 # ## Going deeper

@@ -148,7 +148,7 @@ SETTINGS = {
     # the same with the tables at 100x the reference's rate (1e-2): 100x their reach
     "reference-64-reach": Setting(steps=8000, **{**CPU_RUN, "position_lr_scale": 100 / 3}),
     # lesson 07's live runs: width 32 at 10x the reference's rate (the tables at 3.3x), 2,500 steps
-    # (about 30 s a run on 2 CPU cores)
+    # (the two runs trained at once: about 2.5 minutes on 2 CPU cores)
     "lesson": Setting(steps=2500, **{**CPU_RUN, "dim": 32, "lr": 1e-3}),
 }
 
