@@ -151,7 +151,7 @@ for position in ("none", "sincos2d"):
 accuracy = {name: evaluate(m, test) for name, m in trained.items()}
 print({name: round(a, 3) for name, a in accuracy.items()})
 
-# %%
+# %% tags=["nbval-ignore-output"]
 chance = 1 / 9
 lesson.claim("without position a task about where stays at chance", accuracy["none"] - chance, "<", 0.035)  # 3.5 s.d. of 1,000 guesses
 lesson.claim("with position the same model learns it", accuracy["sincos2d"] - chance, ">", 0.3)
