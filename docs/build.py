@@ -108,10 +108,10 @@ def rewrite_links(text: str, source: str, site: dict[str, str]) -> str:
 
 
 def run_times() -> dict[str, tuple[int, int]]:
-    """Each lesson's median run time and the threads it ran on: two threads where the margin sweep
-    has such runs (one lesson at a time, as a learner runs it; a lesson's default), else one. From
-    lessons/CLAIMS.md; for a lesson whose code changed since, its latest source's runs in
-    benchmarks/claims.jsonl."""
+    """Each lesson's median run time and the threads it ran on, from lessons/CLAIMS.md (the margin
+    sweep's runs of the lesson's current code): two threads where it has such runs (one lesson at a
+    time, as a learner runs it; a lesson's default), else one. A lesson the sweep has not run since
+    its code changed has none: its page shows no run time rather than an old one."""
     times = {}
     claims = (ROOT / "lessons" / "CLAIMS.md").read_text()
     for name, line in re.findall(r"^## (\d\d_\w+)\n\n([^\n]*median time[^\n]*)", claims, re.M):
@@ -119,17 +119,6 @@ def run_times() -> dict[str, tuple[int, int]]:
         if found:
             threads = max(found)
             times[name] = (found[threads], threads)
-    runs = [
-        json.loads(line) for line in (ROOT / "benchmarks" / "claims.jsonl").read_text().splitlines() if line
-    ]
-    for p in lessons():
-        mine = [r for r in runs if r["lesson"] == p.stem and r.get("seconds")]
-        if p.stem in times or not mine:
-            continue
-        latest = max(mine, key=lambda r: r.get("date", ""))["source"]
-        threads = max(r["threads"] for r in mine if r["source"] == latest)
-        seconds = sorted(r["seconds"] for r in mine if r["source"] == latest and r["threads"] == threads)
-        times[p.stem] = (round(seconds[len(seconds) // 2]), threads)
     return times
 
 
@@ -360,7 +349,7 @@ def main() -> None:
         runs = run_times()
         for p in lessons():
             seconds, threads = runs.get(p.stem, (None, None))
-            run = f"{duration(seconds)} on {threads_said(threads)}" if seconds else "not in the sweep"
+            run = f"{duration(seconds)} on {threads_said(threads)}" if seconds else "not yet swept with its current code"
             print(f"{p.stem}: reading {reading_minutes(json.loads(p.read_text()))} min, run {run}")
         return
     if not args.no_build:
