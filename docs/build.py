@@ -349,7 +349,8 @@ def main() -> None:
         runs = run_times()
         for p in lessons():
             seconds, threads = runs.get(p.stem, (None, None))
-            run = f"{duration(seconds)} on {threads_said(threads)}" if seconds else "not yet swept with its current code"
+            unswept = "not yet swept with its current code"
+            run = f"{duration(seconds)} on {threads_said(threads)}" if seconds else unswept
             print(f"{p.stem}: reading {reading_minutes(json.loads(p.read_text()))} min, run {run}")
         return
     if not args.no_build:
