@@ -26,7 +26,7 @@
 # - that such a model cannot learn a task whose answer is a place, while the same model with a
 #   positional encoding learns it in seconds.
 #
-# Runs top to bottom in under a minute on a laptop CPU.
+# Runs top to bottom in under two minutes on a laptop CPU (most of it training).
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).

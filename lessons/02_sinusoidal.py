@@ -33,7 +33,7 @@
 # - the 2-D form used by ViTs (MAE): half the channels for one axis, half for the other;
 # - how the width and the *base* decide how much of the 2-D layout the encoding shows.
 #
-# Runs top to bottom in a few seconds.
+# Runs top to bottom in about 15 seconds.
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).

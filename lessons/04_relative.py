@@ -33,7 +33,7 @@
 # - why a bias table learns slowly with Adam, and what a trained table does on a task about
 #   distance.
 #
-# Runs top to bottom in two to five minutes on a laptop CPU (most of it one training run).
+# Runs top to bottom in about a minute on a laptop CPU (most of it one training run).
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
