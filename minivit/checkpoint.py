@@ -249,13 +249,6 @@ def resumable(path: Path, config: ViTConfig | None, settings: Any) -> dict[str, 
     return state
 
 
-def _weights(state: dict) -> set[str]:
-    """The entries of a state dict that every model of its shape holds: all but the trained grid an
-    encoding carried to another grid keeps (`reference_grid`, minivit.posenc.base), which a model
-    built at the new size has not, and loading gives it."""
-    return {k for k in state if k.rsplit(".", 1)[-1] != "reference_grid"}
-
-
 def check_resumable(
     path: Path,
     state: dict[str, Any],
@@ -270,6 +263,9 @@ def check_resumable(
     edited to another training set, is refused here rather than trained on."""
     why = f"cannot resume {path}:"
     mine, theirs = model.state_dict(), state["model"]
+    # every model of this shape holds these: not the trained grid a carried encoding keeps
+    # (`reference_grid`, minivit.posenc.base), which a model built at the new size gets on loading
+    _weights = lambda sd: {k for k in sd if k.rsplit(".", 1)[-1] != "reference_grid"}  # noqa: E731
     if not isinstance(theirs, dict) or _weights(theirs) != _weights(mine):
         other = sorted(_weights(theirs) ^ _weights(mine)) if isinstance(theirs, dict) else ["its model entry"]
         raise ValueError(
