@@ -387,8 +387,8 @@ lesson.claim("the sinusoid beats no encoding by more than 0.02 on average", summ
 # 0.06; σ = 0.02 is worse on average, on the training steps as much as on the later ones. On
 # average σ = 2 predicts as well as the module code itself (within 0.01). Every learned table, on
 # average, beats no encoding by more than 0.05, and σ = 2 does so on every seed. The 1-D sinusoid
-# lies between them on average (more than 0.02 behind every learned table on average; the assert
-# is on the average, not on each seed).
+# lies between them (more than 0.02 behind every learned table; both asserts are on the average,
+# not on each seed).
 #
 # What a small start buys here is a table whose own geometry reflects the network, readable without
 # the rest of the model. Why a random σ = 2 table predicts as well: a reading under *Going deeper*.
