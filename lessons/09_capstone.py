@@ -147,7 +147,7 @@ assert max(spread) < 0.3  # the bias moves a logit by less than 0.3
 # One seed on 10,000 photos cannot rank encodings whose gains are a few points. So we recorded the
 # same model trained on all 60,000 training photos for 3 epochs (1,406 steps of 128). Every
 # encoding ran on three seeds and was tested on the 10,000 test photos. That is six times the photos
-# and 4.5 times the images seen (the live run: 625 steps of 64). The command is under Going deeper.
+# and 9 times the images seen (the live run: 313 steps of 64). The command is under Going deeper.
 
 # %%
 from minivit.experiments import recorded

@@ -65,7 +65,7 @@ SEED = lesson.setup()  # seed and threads from MINIVIT_SEED, MINIVIT_THREADS (de
 # The `where` task on a 4×4 layout: one shape in one of 16 cells, and the answer is the cell. With
 # 8-pixel patches each cell is exactly one patch. So a patch's pixels say nothing about where it is,
 # and whatever a model knows about position comes from its encoding. We train a tiny ViT (width 32,
-# 2 blocks, 8 heads, mean pooling) with each of the eight encodings for 700 steps.
+# 2 blocks, 8 heads, mean pooling) with each of the eight encodings for 500 steps.
 
 # %% tags=["nbval-ignore-output"]
 ENCODINGS = ["none", "learned", "sincos2d", "relative", "rope-axial", "rope-mixed", "alibi2d", "peg"]
@@ -77,18 +77,19 @@ models, accuracy = {}, {}
 for name in ENCODINGS:
     torch.manual_seed(SEED)
     models[name] = ViT(config.with_(position=name))
-    fit(models[name], train, steps=700, batch_size=64, lr=3e-3, desc=name, seed=SEED)
+    fit(models[name], train, steps=500, batch_size=64, lr=3e-3, desc=name, seed=SEED)
     accuracy[name] = evaluate(models[name], test)
 print("held-out accuracy (chance 1/16 = 0.06):", {name: round(a, 2) for name, a in accuracy.items()})
 
 # %%
 chance = 1 / 16
-five = [name for name in ENCODINGS if name not in ("none", "alibi2d", "relative")]  # relative: some seeds only
+four = ["sincos2d", "rope-axial", "rope-mixed", "peg"]  # learned: slower; relative: some seeds only
 lesson.claim("without position every cell looks alike", accuracy["none"], "<", chance + 0.04)
-lesson.claim("five of the others solve the task", {name: accuracy[name] for name in five}, ">", 0.75)
+lesson.claim("four of the others solve the task", {name: accuracy[name] for name in four}, ">", 0.75)
+lesson.claim("the learned table is far above chance", accuracy["learned"], ">", 0.5)
 lesson.claim("alibi2d at most 3/16", accuracy["alibi2d"], "<", 3 / 16 + 0.03)
 print("at chance:", [name for name in ("none",) if accuracy[name] < chance + 0.04])
-print("solve it (above 0.75):", [name for name in five if accuracy[name] > 0.75])
+print("solve it (above 0.75):", [name for name in four if accuracy[name] > 0.75])
 print("at most 3/16:", [name for name in ("alibi2d",) if accuracy[name] < 3 / 16 + 0.03])
 
 # %% [markdown]
@@ -109,16 +110,20 @@ widgets.inside_explorer(models, test.images[:8], encoding="rope-axial")
 # ALiBi-2D cannot beat 3/16. Its bias depends on the distance between two patches, which a
 # mirror or a turn of the grid keeps. So with mean pooling it gives the same answer for a scene and
 # its mirror image (lesson 06). It cannot tell the 4 corners apart, nor the 8 edge cells, nor the 4
-# centre cells. At best it is right (4·¼ + 8·⅛ + 4·¼)/16 = 3/16 of the time. In 700 steps it
+# centre cells. At best it is right (4·¼ + 8·⅛ + 4·¼)/16 = 3/16 of the time. In 500 steps it
 # sometimes gets close to that and sometimes learns nothing. The two properties of ALiBi measured
 # below hold for any weights, so they hold for this model too.
 #
+# The learned table is slower: it starts as small random vectors and must learn every position
+# (lesson 03). In 500 steps it is far above chance (asserted: above 0.5); whether it also solves
+# the task depends on the seed.
+#
 # The relative-bias model can take one of two routes (runs with other seeds have taken both): it
-# solves the task like the five others (its accuracy is printed above), or it stays near chance for
-# all 700 steps. So we make no claim about its accuracy. Its offset-only test below holds for any
+# solves the task like the four others (its accuracy is printed above), or it stays near chance for
+# all 500 steps. So we make no claim about its accuracy. Its offset-only test below holds for any
 # bias table, so it holds on either route.
 #
-# How far each model gets in 700 steps varies with the seed. Apart from `none`, `peg` is the only
+# How far each model gets in 500 steps varies with the seed. Apart from `none`, `peg` is the only
 # model with no position anywhere in block 0: its convolution acts after the first block, as in Chu
 # et al. (2021).
 
@@ -479,7 +484,7 @@ viz.attention_distances(distances, uniform=uniform)
 # the RoPE models some block-0 heads look farther than uniform attention would, preferring far
 # patches to near ones: by half a patch or more in at least one of the two (asserted for the farther
 # of the two). Which heads look near or far, and how much, changes from model to model and seed to
-# seed (run the lesson with `MINIVIT_SEED=1` and `2`). At 16 patches and 700 steps we do not read
+# seed (run the lesson with `MINIVIT_SEED=1` and `2`). At 16 patches and 500 steps we do not read
 # more into it.
 
 # %% [markdown]
@@ -556,7 +561,7 @@ exercises.check("11.6", answer_11_6)
 #
 # | claim | assert | fails when |
 # |---|---|---|
-# | the models trained: `none` at chance, five of the others solve the task (the relative-bias model on some seeds only: no claim), `alibi2d` at most 3/16 | `lesson.claim("without position every cell looks alike", accuracy["none"], "<", chance + 0.04)` `lesson.claim("five of the others solve the task", {name: accuracy[name] for name in five}, ">", 0.75)` `lesson.claim("alibi2d at most 3/16", accuracy["alibi2d"], "<", 3 / 16 + 0.03)` | a model does not train (stays at 1/16), or `none`/`alibi2d` is given an encoding that tells mirrored cells apart |
+# | the models trained: `none` at chance, four of the others solve the task, the learned table far above chance (it solves the task on some seeds; the relative-bias model on some seeds only: no claim), `alibi2d` at most 3/16 | `lesson.claim("without position every cell looks alike", accuracy["none"], "<", chance + 0.04)` `lesson.claim("four of the others solve the task", {name: accuracy[name] for name in four}, ">", 0.75)` `lesson.claim("the learned table is far above chance", accuracy["learned"], ">", 0.5)` `lesson.claim("alibi2d at most 3/16", accuracy["alibi2d"], "<", 3 / 16 + 0.03)` | a model does not train (stays at 1/16), or `none`/`alibi2d` is given an encoding that tells mirrored cells apart |
 # | the four terms add up to the block's logits; position terms carry most of the spread in the additive models, trained and untrained, mixed terms a part | `torch.testing.assert_close(total, analysis.attention_logits(measured[name], images)[0], atol=1e-4, rtol=1e-4)` `assert position_share["none"] == 0` `lesson.claim("position terms carry most of the spread in the additive models", {name: position_share[name] for name in ADDITIVE}, ">", 0.5)` `lesson.claim("mixed terms carry a part of the spread in the additive models", {name: cross_share[name] for name in ADDITIVE}, ">", 0.1)` | a term is left out of the sum, or a model has no position (`none` among the additive ones: share 0) |
 # | RoPE, ALiBi and relative bias score the same content by offset only; learned and sincos2d (block 0) and peg (block 1) do not | `assert d["varies"].all() and d["fraction"].max() < 1e-9, (name, layer, d["fraction"].max())` `lesson.claim("learned and sincos2d (block 0) do not score by offset only", {name: offset_test[name, 0]["fraction"].mean() for name in ("learned", "sincos2d")}, ">", 0.3)` `lesson.claim("peg (block 1) does not score by offset only", offset_test["peg", 1]["fraction"].mean(), ">", 0.3)` `assert not offset_test["none", 0]["varies"].any() and not offset_test["none", 1]["varies"].any()` | an additive model is put among the offset-only ones (fraction 0.5-0.9), or an offset-only one among the additive (fraction 0) |
 # | ALiBi is symmetric in the offset; RoPE, relative bias, learned and sincos2d models are not; PE·PE is symmetric and depends on the offset alone, a random table's does not | `assert analysis.direction_asymmetry(pe @ pe.T, grid) < 1e-12` `assert pe_by_offset < 1e-9` `lesson.claim("a random table's dot products do not depend on the offset alone", table_by_offset, ">", 0.1)` `assert max(asymmetry["alibi2d", layer].max() for layer in range(config.depth)) < 1e-12` `lesson.claim("RoPE, relative bias, learned and sincos2d models are not symmetric in the offset", {name: asymmetry[name, 0].mean() for name in ("rope-axial", "rope-mixed", "relative", "learned", "sincos2d")}, ">", 0.2)` | `alibi2d` is swapped for a RoPE model (asymmetry 0.4-0.7), a RoPE model for `alibi2d` (0), or the sinusoid for a random table (not by offset about 0.3); the first assert cannot fail for a table's dot products and is there as the contrast |
