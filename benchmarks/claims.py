@@ -194,7 +194,10 @@ def run_lesson(py: Path, seed: int, threads: int, timeout: int) -> dict:
         if done.returncode != 0:
             lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
             errors = [ln for ln in lines if "Error" in ln or "Exception" in ln]
-            error = (errors or lines or [f"exit status {done.returncode}"])[-1][:500]
+            if errors:  # the first error raised and the last one reported (a subprocess's, say)
+                error = " … ".join(dict.fromkeys([errors[0], errors[-1]]))[:500]
+            else:
+                error = (lines or [f"exit status {done.returncode}"])[-1][:500]
         found = [json.loads(ln) for ln in claims.read_text().splitlines()] if claims.exists() else []
     import torch  # only for its version: the kernel ran the same interpreter
 

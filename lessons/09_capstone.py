@@ -32,7 +32,7 @@
 # **Where it runs.** On a GPU (Colab: *Runtime → Change runtime type → GPU*) the comparison trains
 # on CIFAR-10. On a CPU it trains a small model on **Fashion-MNIST**, photos of clothes: 10,000 of
 # its 60,000 training photos, 28 px, 16 patches each. Where Fashion-MNIST is missing it says so and
-# trains on a stand-in (see Going deeper). On a 2-core laptop the lesson takes about three minutes.
+# trains on a stand-in (see Going deeper). On a 2-core laptop the lesson takes about two minutes.
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
@@ -90,7 +90,7 @@ print(f"running the {SETTING!r} setting: {setting.description}")
 #
 # Seven encodings, the same model, the same data order, the same steps. `capstone.run` trains each
 # with `minivit.train.fit` and measures test accuracy, wall time and throughput. On a CPU this takes
-# about two minutes.
+# about a minute.
 
 # %% tags=["nbval-ignore-output"]
 result = capstone.run(SETTING, seed=SEED, data=data)

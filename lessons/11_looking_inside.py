@@ -31,7 +31,7 @@
 #
 # Going deeper: linear probes that read position out of the tokens, how PEG gets position from a
 # convolution's zero padding, how position leaks into RoPE models, and how far each head looks.
-# Runs top to bottom in two to three minutes on 2 CPU cores (most of it training).
+# Runs top to bottom in about a minute and a half on 2 CPU cores (most of it training).
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
