@@ -1,7 +1,8 @@
 """Where training runs: the device (cuda, mps or cpu), its mixed precision, the memory it has, and the
 process group of a `torchrun` launch (one process per GPU, or gloo on the CPU).
 
-    device = pick_device()                       # cuda, then mps, then cpu
+    device = pick_device()                       # cuda, then mps, then cpu (or what prefer_device set)
+    prefer_device("cpu")                         # what every device=None means from here on
     autocast_dtype(device)                       # bf16 on a GPU that has it, fp16 on one that does not
     rank, world, device = init_distributed()     # (0, 1, None) outside torchrun
 """
@@ -46,11 +47,29 @@ def check_device(device: str | torch.device | None) -> None:
         raise ValueError(f"device={device!r}: mps (Apple GPUs) is not available here; use cpu")
 
 
+_preferred: torch.device | None = None  # set by prefer_device: what device=None means in this process
+
+
+def prefer_device(device: str | torch.device | None) -> None:
+    """Make `device` what `pick_device()`, and so every function of minivit given no device, uses in
+    this process; None goes back to the best available.
+
+    The lessons run on the CPU (`minivit.lesson.setup` calls this), where their claims were swept:
+    their small models need no GPU, and their analyses take the tensors they make on the CPU.
+    """
+    global _preferred
+    check_device(device)
+    _preferred = None if device is None else torch.device(device)
+
+
 def pick_device(device: str | torch.device | None = None) -> torch.device:
-    """`device` if given, else the best available: cuda, then mps, then cpu."""
+    """`device` if given, else the one `prefer_device` set, else the best available: cuda, then mps,
+    then cpu."""
     if device is not None:
         check_device(device)
         return torch.device(device)
+    if _preferred is not None:
+        return _preferred
     if torch.cuda.is_available():
         return torch.device("cuda")
     if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():

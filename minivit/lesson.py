@@ -42,6 +42,7 @@ from pathlib import Path
 import torch
 
 from minivit.checks import check_whole
+from minivit.devices import prefer_device
 from minivit.train import seed_everything
 
 DEFAULT_THREADS = 2  # the lessons' models are small: more threads only add overhead
@@ -103,8 +104,15 @@ def claims_file() -> Path | None:
     return path
 
 
-def setup() -> int:
-    """Seed Python, NumPy and torch and set torch's thread count, both read from the environment.
+def setup(device: str | None = "cpu") -> int:
+    """Seed Python, NumPy and torch and set torch's thread count, both read from the environment, and
+    choose where the lesson trains.
+
+    Args:
+        device: where every `fit` and `train` of the lesson runs (`minivit.devices.prefer_device`):
+            the CPU by default, also on a machine with a GPU (Colab's) or an Apple chip (mps), so
+            that the lesson's tensors and models share a device and its claims hold as they were
+            swept; None for the best available (lesson 09, which shows what a GPU does).
 
     Returns:
         the seed, for the lesson to derive its data and training seeds from.
@@ -112,6 +120,7 @@ def setup() -> int:
     chosen, count = seed(), threads()  # every variable checked before anything is set
     claims_file()
     strict()
+    prefer_device(device)
     seed_everything(chosen)
     torch.set_num_threads(count)
     return chosen

@@ -13,6 +13,15 @@ def _seed():
     torch.manual_seed(0)
 
 
+@pytest.fixture(autouse=True)
+def _best_device():
+    """`minivit.lesson.setup` pins device=None to the CPU for the rest of the process; undo it."""
+    from minivit import devices
+
+    yield
+    devices.prefer_device(None)
+
+
 def _write_reference_folder(folder, per_grade=20, study=104):
     """A small copy of the reference's processed_data: the three puzzle CSVs and LST_data.mat."""
     from scipy.io import savemat

@@ -149,3 +149,35 @@ def test_the_ensemble_matches_single_runs_on_the_gpu(monkeypatch):
     kw |= dict(steps=120, precision="bf16")
     trained = fit_ensemble([model(s) for s in range(8)], data(), seeds=range(8), **kw)
     assert all(learns(h) for h in trained)
+
+
+def test_analyses_take_a_gpu_model_and_cpu_inputs():
+    """A model trained on the GPU, images and vectors made on the CPU: the analyses move the inputs to
+    the model, and their numbers match the same model's on the CPU."""
+    from minivit import analysis
+    from minivit.widgets.models import shuffle_view
+
+    cpu = model(position="learned")
+    gpu = model(position="learned").cuda()
+    gpu.load_state_dict(cpu.state_dict())
+    images = torch.rand(2, 3, 16, 16)
+    on_gpu, on_cpu = analysis.block_tokens(gpu, images), analysis.block_tokens(cpu, images)
+    for name in ("inputs", "outputs"):
+        for a, b in zip(on_gpu[name], on_cpu[name], strict=True):
+            torch.testing.assert_close(a.cpu(), b, atol=1e-3, rtol=1e-3)
+    content = torch.randn(3, 32)
+    scores = analysis.same_content_scores(gpu, content).cpu()
+    torch.testing.assert_close(scores, analysis.same_content_scores(cpu, content), atol=1e-3, rtol=1e-3)
+    table = torch.randn(16, 32, device="cuda")
+    assert abs(analysis.structure_score(table, (4, 4)) - analysis.structure_score(table.cpu(), (4, 4))) < 1e-4
+    shuffle_view({"gpu": gpu}, images[0], seed=0, patch_size=4)
+
+
+def test_a_lesson_keeps_its_models_on_the_cpu_where_there_is_a_gpu():
+    from minivit import devices, lesson
+
+    assert devices.pick_device().type == "cuda"
+    lesson.setup()
+    assert devices.pick_device() == torch.device("cpu")
+    lesson.setup(device=None)
+    assert devices.pick_device().type == "cuda"

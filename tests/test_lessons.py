@@ -82,6 +82,25 @@ def test_lessons_read_seed_and_threads_from_the_environment(monkeypatch):
         torch.set_num_threads(threads)
 
 
+def test_a_lesson_trains_on_the_cpu_unless_it_asks_for_the_best_device(monkeypatch):
+    """On Colab's GPU or an Apple chip, `pick_device()` would move a lesson's models off the CPU, away
+    from the tensors its analyses make there: `setup` keeps every device=None on the CPU."""
+    from minivit import devices, lesson
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # as on a machine with a GPU
+    monkeypatch.setattr(devices, "_preferred", None)
+    assert devices.pick_device() == torch.device("cuda")
+    lesson.setup()
+    assert devices.pick_device() == torch.device("cpu")
+    assert devices.pick_device("cpu") == torch.device("cpu")  # a device named still wins
+    lesson.setup(device=None)
+    assert devices.pick_device() == torch.device("cuda")
+    with pytest.raises(ValueError, match="is not a device"):
+        lesson.setup(device="tpu")
+    lessons = {py.stem[:2]: py.read_text() for py in LESSONS}
+    assert [k for k, text in lessons.items() if "lesson.setup(device=None)" in text] == ["09"]
+
+
 @pytest.mark.parametrize(
     ("name", "value", "says"),
     [
@@ -132,7 +151,7 @@ def test_a_claims_file_that_cannot_be_written_is_named_before_the_lesson_trains(
 def test_every_lesson_takes_its_seed_from_one_place():
     for py in LESSONS:
         text = py.read_text()
-        assert "SEED = lesson.setup()" in text, f"{py.name}: start with SEED = lesson.setup()"
+        assert "SEED = lesson.setup(" in text, f"{py.name}: start with SEED = lesson.setup()"
         assert "torch.set_num_threads" not in text, f"{py.name}: the thread count comes from lesson.setup()"
 
 

@@ -45,7 +45,7 @@ def structure_score(table: Tensor, grid: Grid) -> float:
         )
     iu = torch.triu_indices(n, n, offset=1)
     sim = cosine_similarity(table)[iu[0], iu[1]]
-    dist = -grid_distances(grid)[iu[0], iu[1]]
+    dist = -grid_distances(grid)[iu[0], iu[1]].to(sim.device)
     sim, dist = sim - sim.mean(), dist - dist.mean()
     return (sim @ dist / (sim.norm() * dist.norm() + 1e-12)).item()
 

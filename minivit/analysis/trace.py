@@ -35,6 +35,12 @@ def inspecting(model: nn.Module) -> Iterator[None]:
         model.train(was_training)
 
 
+def _on_model(model: nn.Module, x: Tensor) -> Tensor:
+    """`x` on the device of the model's parameters (a model trained on a GPU, inputs made on the CPU)."""
+    first = next(model.parameters(), None)
+    return x if first is None else x.to(first.device)
+
+
 def _check_layer(model: ViT, layer: int) -> None:
     depth = len(model.blocks)
     if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer < depth:
@@ -43,7 +49,9 @@ def _check_layer(model: ViT, layer: int) -> None:
 
 def trace(model: ViT, images: Tensor) -> dict:
     """Run the model once and record, for every block, the tokens before and after the encoding's
-    `add_to_tokens`, the output of the block's qkv projection and the block's output."""
+    `add_to_tokens`, the output of the block's qkv projection and the block's output (on the model's
+    device: images are moved there)."""
+    images = _on_model(model, images)
     record: dict = {"content": [], "position": [], "inputs": [], "qkv": [], "outputs": []}
     pos = model.pos
     add_to_tokens = pos.add_to_tokens
@@ -189,6 +197,7 @@ def same_content_scores(model: ViT, content: Tensor, layer: int = 0, grid: Grid 
             f"content of shape {tuple(content.shape)} is not [D] or [K, D] with D={dim}; "
             "pass token vectors of the model's width"
         )
+    content = _on_model(model, content)
     grid = tuple(grid) if grid is not None else model.config.grid
     block, pos = model.blocks[layer], model.pos
     p, n = pos.num_prefix_tokens, grid[0] * grid[1]

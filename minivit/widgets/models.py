@@ -26,7 +26,8 @@ def shuffle_view(models: Mapping[str, nn.Module], image: Tensor, *, seed: int, p
     outputs = {}
     for name, model in models.items():
         model.eval()
-        probs = model(torch.stack([image, shuffled])).softmax(-1)  # (2, K)
+        device = next(model.parameters()).device  # a model trained on a GPU takes its images there
+        probs = model(torch.stack([image, shuffled]).to(device)).softmax(-1).cpu()  # (2, K)
         outputs[name] = (probs[0], probs[1])
     return viz.shuffle_comparison(image, shuffled, outputs, patch_size=patch_size)
 
