@@ -177,10 +177,26 @@ rope_by_offset = by_offset(rotated)
 direction = ((rope_by_offset - rope_by_offset.flip(0)).abs().max() / rope_by_offset.abs().max()).item()
 print(f"RoPE: score(+k) and score(-k) differ by up to {direction:.0%} of the largest score")
 
+# %% tags=["nbval-ignore-output"]
+def shares(draws):
+    """Share within offsets of the added and of the rotated score, for `draws` new random x, W_q, W_k."""
+    added_, rotated_ = [], []
+    for _ in range(draws):
+        wq, wk = (torch.randn(d, d, dtype=torch.float64, generator=gen) / d**0.5 for _ in range(2))
+        c = torch.randn(d, dtype=torch.float64, generator=gen).expand(N, d)
+        added_.append(within_offsets(((c + p) @ wq) @ ((c + p) @ wk).T))
+        rotated_.append(within_offsets(rotate_pairs(c @ wq, angles) @ rotate_pairs(c @ wk, angles).T))
+    return torch.tensor(added_), torch.tensor(rotated_)
+
+
+many_added, many_rotated = shares(200)
+print(f"200 more draws: added {many_added.min():.2f} to {many_added.max():.2f} "
+      f"(median {many_added.median():.2f}); rotated at most {many_rotated.max():.0e}")
+
 # %%
 assert within_offsets(added["position . position, M = I (lesson 02)"]) < 1e-9
-lesson.claim("added sinusoids are absolute inside attention: share within offsets above 0.2", within_offsets(added["added: all four terms"]), ">", 0.2)
-assert within_offsets(rotated) < 1e-9, "RoPE: a function of the offset, for any W_q, W_k"
+lesson.claim("added sinusoids are absolute inside attention: median share within offsets over 200 draws above 0.7", many_added.median(), ">", 0.7)
+assert within_offsets(rotated) < 1e-9 and many_rotated.max() < 1e-9, "RoPE: a function of the offset, for any W_q, W_k"
 pe_by_offset = by_offset(added["position . position, M = I (lesson 02)"])
 torch.testing.assert_close(pe_by_offset, pe_by_offset.flip(0))  # p_m . p_n is even in the offset
 lesson.claim("RoPE's score tells +k from -k", direction, ">", 0.05)
@@ -188,8 +204,9 @@ score_matrices({"added sinusoid, random W": added["added: all four terms"], "rot
 
 # %% [markdown]
 # Added sinusoids are absolute inside attention. The cross terms alone leave much of the variance
-# within offsets. How much depends on the random weights (run the lesson with other seeds). A random
-# $M$ breaks even the position term. That is the reason RoPE exists: its diagonals stay one colour.
+# within offsets. How much depends on the random weights: over 200 more draws (the last line printed)
+# the share runs from a few tenths, or less, to nearly 1, with a median near 0.8, while RoPE's stays at 0 on
+# every draw. A random $M$ breaks even the position term. That is the reason RoPE exists: its diagonals stay one colour.
 #
 # RoPE's score also tells left from right (the last line printed). The sinusoids' own
 # $p_m\cdot p_n = \sum_i\cos((n-m)\,\omega_i)$ cannot: it is *even* in the offset.
@@ -517,8 +534,8 @@ exercises.check("05.5", answer_05_5)
 # | `rotate_half` is the same rotation with the channels reordered | `torch.testing.assert_close(q_half[:, order], rotate_pairs(q[:, order], angles))` | the channels are not reordered |
 # | the rotated score depends only on the offset: constant diagonals | `torch.testing.assert_close(diagonal, diagonal[:1].expand_as(diagonal), atol=1e-5, rtol=0)` | queries and keys are rotated by different positions |
 # | $p_m\cdot p_n$ alone is a function of the offset (lesson 02) | `assert within_offsets(added["position . position, M = I (lesson 02)"]) < 1e-9` | a random $M$ is put in (share within offsets 0.97 with seed 0) |
-# | an added encoding is absolute inside attention | `lesson.claim("added sinusoids are absolute inside attention: share within offsets above 0.2", within_offsets(added["added: all four terms"]), ">", 0.2)` | there is no content and $M = I$ (share 0) |
-# | RoPE's score is a function of the offset for any $W_q, W_k$ | `assert within_offsets(rotated) < 1e-9, "RoPE: a function of the offset, for any W_q, W_k"` | the encoding is added instead (share within offsets 0.81 with seed 0) |
+# | an added encoding is absolute inside attention, whatever the random weights (one draw can be as low as 0.05; the median of 200 draws stays near 0.82, 0.76 at its lowest over 400 seeds) | `lesson.claim("added sinusoids are absolute inside attention: median share within offsets over 200 draws above 0.7", many_added.median(), ">", 0.7)` | there is no content and $M = I$ (share 0) |
+# | RoPE's score is a function of the offset for any $W_q, W_k$ | `assert within_offsets(rotated) < 1e-9 and many_rotated.max() < 1e-9, "RoPE: a function of the offset, for any W_q, W_k"` | the encoding is added instead (share within offsets 0.81 with seed 0) |
 # | $p_m\cdot p_n$ is even in the offset: blind to left and right | `torch.testing.assert_close(pe_by_offset, pe_by_offset.flip(0))` | a random $M$ mixes sines and cosines |
 # | RoPE's score tells $+k$ from $-k$ | `lesson.claim("RoPE's score tells +k from -k", direction, ">", 0.05)` | $W_q x$ and $W_k x$ are parallel ($W_q = W_k$) |
 # | axial RoPE's score is a row part plus a column part, for any $q, k$ | `assert axial_diag < 1e-4, "axial: a row part plus a column part, for any q and k"` | the frequencies point across the diagonal (mixed) |
