@@ -139,8 +139,7 @@ viz.resolution_sweep({"live run, 1 seed": (live, setting.train_size)})
 # %% [markdown]
 # What the live run shows, checked below. The 2-D sinusoid learns the task at 24 px. At every other
 # size it keeps less than half of what it had above chance (0.25). `none` and ALiBi-2D are not
-# trained here: in the recorded sweep both stay at chance at every size (checked in Going deeper,
-# which also recalls why ALiBi-2D must).
+# trained here: the recorded sweep has both at chance at every size (Going deeper says why).
 #
 # The other rows vary with the seed, so nothing is asserted about them here. RoPE-mixed may still be
 # on the task's plateau at step 1,000, near 0.5: the axis right, the side at chance (as in lesson
