@@ -204,12 +204,13 @@ score_matrices({"added sinusoid, random W": added["added: all four terms"], "rot
 
 # %% [markdown]
 # Added sinusoids are absolute inside attention. The cross terms alone leave much of the variance
-# within offsets. How much depends on the random weights: over 200 more draws (the last line printed)
-# the share runs from a few tenths, or less, to nearly 1, with a median near 0.8, while RoPE's stays at 0 on
-# every draw. A random $M$ breaks even the position term. That is the reason RoPE exists: its diagonals stay one colour.
+# within offsets. How much depends on the random weights: over 200 more draws (the last line
+# printed) the share runs from a few tenths, or less, to nearly 1, with a median near 0.8. RoPE's
+# stays at 0 on every draw. A random $M$ breaks even the position term. That is the reason RoPE
+# exists: its diagonals stay one colour.
 #
-# RoPE's score also tells left from right (the last line printed). The sinusoids' own
-# $p_m\cdot p_n = \sum_i\cos((n-m)\,\omega_i)$ cannot: it is *even* in the offset.
+# RoPE's score also tells left from right (the line "RoPE: score(+k) and score(-k) differ" above).
+# The sinusoids' own $p_m\cdot p_n = \sum_i\cos((n-m)\,\omega_i)$ cannot: it is *even* in the offset.
 
 # %% [markdown]
 # ## Two dimensions: axial RoPE
