@@ -57,9 +57,10 @@ QUICK_ONE_THREAD, QUICK_TWO_THREADS = range(44), range(44, 48)
 THIN = 5  # a smallest margin under median / THIN is flagged
 
 
-def planned(lesson: str, records: list[dict]) -> tuple[range, range]:
-    """The seeds a lesson is swept with: (one thread, two threads); twice as many for a quick one."""
-    seconds = [r["seconds"] for r in records if r["lesson"] == lesson]
+def planned(lesson: str, records: list[dict], now: list[dict] = ()) -> tuple[range, range]:
+    """The seeds a lesson is swept with: (one thread, two threads); twice as many for a quick one.
+    Quick by the runs of its current code (`now`) where there are some, else by every run."""
+    seconds = [r["seconds"] for r in (now or records) if r["lesson"] == lesson]
     if seconds and statistics.median(seconds) < QUICK:
         return QUICK_ONE_THREAD, QUICK_TWO_THREADS
     return ONE_THREAD, TWO_THREADS
@@ -231,13 +232,14 @@ def lessons_named(prefixes: list[str] | None) -> list[Path]:
 def sweep(lessons: list[Path], jobs: int, timeout: int, one, two, records: Path = RECORDS) -> None:
     versions = {py.stem: code_of_versions(py) for py in lessons}
     recorded = read_records(records)
-    done = {
-        (r["lesson"], r["seed"], r["threads"])
+    now = [
+        r
         for r in recorded
         if r["lesson"] in versions
         and ran_current_code(r, LESSONS / f"{r['lesson']}.py", versions[r["lesson"]])
-    }
-    plans = {py.stem: planned(py.stem, recorded) for py in lessons}
+    ]
+    done = {(r["lesson"], r["seed"], r["threads"]) for r in now}
+    plans = {py.stem: planned(py.stem, recorded, now) for py in lessons}
     todo = []  # seed by seed, the lessons side by side (one thread first, then two)
     for threads, asked in ((1, one), (2, two)):
         index = threads - 1
@@ -311,7 +313,7 @@ def table(records: list[dict]) -> str:
     ]
     by_lesson = current(records)
     every = [py.stem for py in sorted(LESSONS.glob("[0-9][0-9]_*.py"))]
-    wanted = {name: sum(map(len, planned(name, records))) for name in every}
+    wanted = {name: sum(map(len, planned(name, records, by_lesson.get(name, [])))) for name in every}
     short = [
         f"{name} ({len(by_lesson.get(name, []))} of {wanted[name]})"
         for name in every

@@ -192,9 +192,12 @@ for position in ("alibi2d", "rope-axial"):
 # The relation task asks whether the circle is left of, right of, above or below the square. The
 # mirror of a "left of" scene is a "right of" scene. A 90° turn makes it an "above" or "below" scene.
 # An `alibi2d` model sees them all alike, so it can only guess. We train both models for 800 steps.
-# `rope-axial` can tell a scene from its mirror, and it gets well above chance. How far in 800 steps
-# depends on the seed. About 0.5 means it has learned the axis (a pair on a row or on a column) but
-# not yet which way round; lesson 05 trains a RoPE model the rest of the way.
+# `rope-axial` can tell a scene from its mirror, and it gets well above chance. How far it gets in
+# 800 steps depends on the seed: runs take one of two routes. Most stop near 0.5. Such a model has
+# learned the axis (a pair on a row or on a column) but not yet which way round. Some solve the task
+# (about 0.9). In the course's sweep of 48 seeds (`lessons/CLAIMS.md`), 34 runs ended between 0.48
+# and 0.54, 11 above 0.86, and 3 in between. The claim below (above 0.4, and 0.15 above `alibi2d`)
+# holds on both routes. Lesson 05 trains a RoPE model the rest of the way.
 
 # %% tags=["nbval-ignore-output"]
 train, test = relation(4096, seed=SEED), relation(1000, seed=SEED + 1)
@@ -370,7 +373,7 @@ exercises.check("06.5", answer_06_5)
 # | mirroring or turning the grid leaves the 2-D bias unchanged | `torch.testing.assert_close(b2[:, mirror][:, :, mirror], b2)`, `torch.testing.assert_close(b2[:, rotate][:, :, rotate], b2)` | the bias is `alibi1d`'s (raster distance) |
 # | so an `alibi2d` model with mean pooling answers an image and its patches moved to their mirrored or turned places alike; `rope-axial` does not | `assert (change < 1e-4) == (position == "alibi2d")` | the model uses `alibi1d` |
 # | trained on the relation task, `alibi2d` stays at chance | `lesson.claim("distance alone cannot tell left from right: chance is 0.25", accuracy["alibi2d"], "<", 0.35)` | the encoding knows direction (`rope-axial` in its place) |
-# | `rope-axial` gets well above chance, and above `alibi2d` | `lesson.claim("rope-axial gets well above chance", accuracy["rope-axial"], ">", 0.4)` `lesson.claim("and above alibi2d", accuracy["rope-axial"] - accuracy["alibi2d"], ">", 0.15)` | `rope-axial` is replaced by a direction-blind encoding |
+# | `rope-axial` gets well above chance, and above `alibi2d` | `lesson.claim("rope-axial gets well above chance", accuracy["rope-axial"], ">", 0.4)` `lesson.claim("and above alibi2d", accuracy["rope-axial"] - accuracy["alibi2d"], ">", 0.15)` | `rope-axial` is replaced by a direction-blind encoding (its runs take two routes, the axis alone near 0.5 or the whole task near 0.9: the bounds hold on both) |
 # | with a slope per direction, the mirror swaps the two slopes | `torch.testing.assert_close(mirrored, -m * dist * (1 + left))` | the bias is symmetric (the mirror leaves it as it is) |
 # | so the directed bias changes under the mirror, by up to slope × corner-to-corner distance | `assert math.isclose(directed_change, alibi_slopes(4)[0] * math.sqrt(50), rel_tol=1e-5), "steepest slope at corner-to-corner distance"` | the two slopes are equal (change 0) |
 # | at a new grid the bias is the same formula of the new distances | `torch.testing.assert_close(model.pos.attn_bias(g, 0), -model.pos.slopes[:, None, None] * torch.cdist(rc, rc))` | the bias is carried over from the trained grid |

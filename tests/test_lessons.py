@@ -440,6 +440,9 @@ def test_the_sweep_plans_more_runs_for_a_quick_lesson():
     assert (len(one), len(two)) == (44, 4) and set(one).isdisjoint(two)
     one, two = claims.planned("07_x", [{"lesson": "07_x", "seconds": 400.0}])
     assert (list(one), list(two)) == (list(range(20)), list(range(20, 24)))
+    old, slower = [{"lesson": "10_x", "seconds": 40.0}] * 9, [{"lesson": "10_x", "seconds": 90.0}]
+    assert len(claims.planned("10_x", old + slower)[0]) == 44  # the lesson was quick...
+    assert len(claims.planned("10_x", old + slower, slower)[0]) == 20  # ...its current code is not
 
 
 def test_the_sweep_keys_runs_by_code_outside_exercises():
