@@ -59,8 +59,14 @@ THIN = 5  # a smallest margin under median / THIN is flagged
 
 def planned(lesson: str, records: list[dict], now: list[dict] = ()) -> tuple[range, range]:
     """The seeds a lesson is swept with: (one thread, two threads); twice as many for a quick one.
-    Quick by the runs of its current code (`now`) where there are some, else by every run."""
-    seconds = [r["seconds"] for r in (now or records) if r["lesson"] == lesson]
+    Quick by its two-thread runs (its run time as the README gives it): those of its current code
+    (`now`) where there are some, else all of them, else by every run of it."""
+    mine = [r for r in records if r["lesson"] == lesson]
+    seconds = (
+        [r["seconds"] for r in now if r["lesson"] == lesson and r.get("threads") == 2]
+        or [r["seconds"] for r in mine if r.get("threads") == 2]
+        or [r["seconds"] for r in mine]
+    )
     if seconds and statistics.median(seconds) < QUICK:
         return QUICK_ONE_THREAD, QUICK_TWO_THREADS
     return ONE_THREAD, TWO_THREADS

@@ -440,9 +440,11 @@ def test_the_sweep_plans_more_runs_for_a_quick_lesson():
     assert (len(one), len(two)) == (44, 4) and set(one).isdisjoint(two)
     one, two = claims.planned("07_x", [{"lesson": "07_x", "seconds": 400.0}])
     assert (list(one), list(two)) == (list(range(20)), list(range(20, 24)))
-    old, slower = [{"lesson": "10_x", "seconds": 40.0}] * 9, [{"lesson": "10_x", "seconds": 90.0}]
-    assert len(claims.planned("10_x", old + slower)[0]) == 44  # the lesson was quick...
-    assert len(claims.planned("10_x", old + slower, slower)[0]) == 20  # ...its current code is not
+    old = [{"lesson": "10_x", "seconds": 40.0, "threads": 2}] * 9
+    now = [{"lesson": "10_x", "seconds": 150.0, "threads": 1}]
+    assert len(claims.planned("10_x", old + now, now)[0]) == 44  # quick, as far as is known...
+    now.append({"lesson": "10_x", "seconds": 90.0, "threads": 2})
+    assert len(claims.planned("10_x", old + now, now)[0]) == 20  # ...until its current code runs on two
 
 
 def test_the_sweep_keys_runs_by_code_outside_exercises():
