@@ -137,8 +137,9 @@ SETTINGS = {
         resized_crop=(0.35, 1.0),
     ),
     # the live run of lesson 08: 1,000 steps, as the recorded relation runs (at 600, RoPE-mixed stayed
-    # on the task's plateau, knowing the axis but not the direction, on 5 seeds of 12); none and
-    # ALiBi-2D, at chance on this task in the recorded sweep, are not trained live
+    # on the task's plateau, knowing the axis but not the direction, on 5 seeds of 12); none,
+    # ALiBi-2D and the learned table, which do not learn this task in 1,000 steps in the recorded
+    # sweep, are not trained live
     "lesson": Setting(
         "relation",
         24,
@@ -147,7 +148,7 @@ SETTINGS = {
         steps=1000,
         train_examples=3000,
         test_examples=400,
-        variants=("learned", "sincos2d", "rope-mixed", "rope-mixed-interp"),
+        variants=("sincos2d", "rope-mixed", "rope-mixed-interp"),
     ),
 }
 FAMILY = ("rope-axial", "rope-mixed", "string", "rope-spiral", "liere", "pope")
