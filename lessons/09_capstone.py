@@ -299,6 +299,7 @@ widgets.augment_explorer(sample, sample_labels, 10)
 # curve, up to Adam's ε and gradient clipping. SGD does not hide it: one SGD step moves each weight by
 # the learning rate times the gradient. So we also take one SGD step with two processes, one with one
 # process, and one with one process at twice the learning rate, which is what a sum would give.
+# Each group of runs starts at once, one thread per process.
 
 # %% tags=["nbval-ignore-output"]
 work = Path(tempfile.mkdtemp())
@@ -309,19 +310,24 @@ train = (
 env = {**os.environ, "OMP_NUM_THREADS": "1"}
 
 
-def run(name, *options, processes=1):
-    """`minivit train` into work/name, under torchrun when processes > 1 (its errors shown if it fails)."""
-    launch = [sys.executable, "-m", "minivit.cli"]
-    if processes > 1:
-        launch = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(processes), "-m", "minivit.cli"]
-    done = subprocess.run([*launch, *train, *options, "--out", str(work / name)], env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"the run {name!r} ({processes} process(es)) exited with {done.returncode}:\n{done.stderr[-4000:]}")
-    return work / name
+def run_all(runs):
+    """`minivit train` into work/name for each (name, processes, options), all started at once (each
+    one thread), under torchrun when processes > 1; waits for every run and shows a failed one's errors."""
+    started = {}
+    for name, processes, options in runs:
+        launch = [sys.executable, "-m", "minivit.cli"]
+        if processes > 1:
+            launch = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(processes), "-m", "minivit.cli"]
+        command = [*launch, *train, *options, "--out", str(work / name)]
+        with open(work / f"{name}.log", "w") as log:  # the child keeps its own copy of the file
+            started[name] = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log)
+    for name, process in started.items():
+        if process.wait() != 0:
+            raise RuntimeError(f"the run {name!r} exited with {process.returncode}:\n{(work / f'{name}.log').read_text()[-4000:]}")
+    return {name: work / name for name in started}
 
 
-for name, processes in (("one", 1), ("two", 2)):
-    run(name, "--steps", "60", processes=processes)
+run_all([("one", 1, ("--steps", "60")), ("two", 2, ("--steps", "60"))])
 curves = {n: json.loads((work / n / "history.json").read_text())["loss"] for n in ("one", "two")}
 print("1 process: ", [round(v, 4) for v in curves["one"][::10]])
 print("2 processes:", [round(v, 4) for v in curves["two"][::10]])
@@ -333,10 +339,8 @@ lesson.claim("the loss falls in 60 AdamW steps", fell, ">", 0.1)
 
 sgd = ("--steps", "1", "--optimizer", "sgd", "--warmup", "0", "--grad-clip", "0", "--weight-decay", "0")
 steps = {"two processes": (2, "0.5"), "one process": (1, "0.5"), "one process, lr x 2 (a summed gradient)": (1, "1.0")}
-weights = {}
-for name, (processes, lr) in steps.items():
-    out = run(name.split(",")[0].replace(" ", "-") + f"-{lr}", *sgd, "--lr", lr, processes=processes)
-    weights[name] = torch.nn.utils.parameters_to_vector(load_model(out).parameters()).detach()
+outs = run_all([(name.split(",")[0].replace(" ", "-") + f"-{lr}", processes, (*sgd, "--lr", lr)) for name, (processes, lr) in steps.items()])
+weights = {name: torch.nn.utils.parameters_to_vector(load_model(out).parameters()).detach() for name, out in zip(steps, outs.values(), strict=True)}
 averaged = (weights["two processes"] - weights["one process"]).abs().max().item()
 summed = (weights["one process, lr x 2 (a summed gradient)"] - weights["one process"]).abs().max().item()
 print(f"one SGD step: two processes against one differ by at most {averaged:.1e}; a summed gradient would move a weight by {summed:.3f} more")
