@@ -35,8 +35,8 @@
 # - that what training adds to a small table groups positions by cell.
 #
 # Going deeper: two controls behind the result, where the three starts come from, and how a table
-# is resampled for a new resolution. Runs top to bottom in about two minutes on a laptop CPU (it
-# trains five small models).
+# is resampled for a new resolution. Runs top to bottom in under two minutes on a laptop CPU (it
+# trains five small models, two of them for half as long).
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).

@@ -37,7 +37,7 @@
 # **What you will learn**
 # - how each encoding meets a new grid: a learned table is *resampled*, a formula is *recomputed*,
 #   and RoPE's positions can be *interpolated*;
-# - a live run: three encodings trained at 24 px and tested from 16 to 48 px;
+# - a live run: two encodings trained at 24 px and tested from 16 to 48 px;
 # - which encoding suits which kind of larger image, from a recorded sweep;
 # - what a short fine-tune at the new size gives back, next to a control.
 #
