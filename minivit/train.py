@@ -57,7 +57,7 @@ from minivit.checkpoint import (
     training_state,
     write_atomic,
 )
-from minivit.checks import check_folder
+from minivit.checks import check_folder, check_whole
 from minivit.datachecks import check_task, check_train_set, is_regression
 from minivit.devices import (
     PRECISIONS,
@@ -132,6 +132,7 @@ def fit(
     checkpoint_every: int | None = None,
     resume: bool = False,
     callback: Callable[[int, nn.Module, History], None] | None = None,
+    stop_at: int | None = None,
 ) -> History:
     """Train `model` on `train` (a TensorDataset of images and labels) for `steps` steps; return
     the History of the run.
@@ -163,6 +164,9 @@ def fit(
             steps (default: 10 times per run) and at the end.
         resume: continue from the checkpoint in `out` if there is one (else start at step 0).
         callback: called as callback(step, model, history) after every step (step = steps done).
+        stop_at: stop after this many steps of the `steps`-step run: the first `stop_at` steps of
+            it, learning-rate schedule and batches included (a control compared with a longer run
+            at that step); with `out`, `resume=True` and no `stop_at` later finish the run.
     Raises:
         TrainingDiverged: the loss became NaN or inf (seen within `sync_every` steps; the last good
             checkpoint is kept).
@@ -202,6 +206,8 @@ def fit(
             "augment and label_smoothing are for classifying images; leave them out for a masked-token "
             "regression"
         )
+    if stop_at is not None:
+        check_whole("stop_at", stop_at, 1, steps)
     if callback is not None and not callable(callback):
         raise ValueError(f"callback={callback!r} is not a function; pass callback(step, model, history)")
     if out is not None:
@@ -220,7 +226,14 @@ def fit(
             run.resume()
         every = max(1, steps // 10)
         return run.train(
-            eval_data, eval_every or every, sync_every, checkpoint_every or every, callback, progress, desc
+            eval_data,
+            eval_every or every,
+            sync_every,
+            checkpoint_every or every,
+            callback,
+            progress,
+            desc,
+            stop_at or steps,
         )
 
 
@@ -303,8 +316,10 @@ class _Run:
         callback: Callable[[int, nn.Module, History], None] | None,
         progress: bool,
         desc: str | None,
+        until: int,
     ) -> History:
-        steps, history = self.settings.steps, self.history
+        """Steps from `self.start` up to `until` (at most the run's `steps`)."""
+        steps, history = until, self.history
         bar = _progress(self.start, steps, desc, enabled=progress and self.rank == 0)
         say = bar.write if self.rank == 0 else (lambda text: None)
         try:

@@ -60,6 +60,44 @@ def test_fit_is_deterministic_on_cpu():
         assert torch.equal(states[0][k], states[1][k]), k
 
 
+def test_stop_at_trains_the_first_steps_of_the_longer_run(tmp_path):
+    """fit(steps=40, stop_at=15) is a 40-step run's first 15 steps (its schedule and batches),
+    not a 15-step run; from its checkpoint, resume finishes the 40-step run."""
+    train, test = brightest_channel(256), brightest_channel(64, seed=1)
+    runs = {}
+    for name in ("whole", "first", "short"):
+        torch.manual_seed(1)
+        runs[name] = tiny(position="learned")
+    at_15 = {}
+
+    def keep(step, model, history):
+        if step == 15:
+            at_15.update({k: v.clone() for k, v in model.state_dict().items()})
+
+    fit(runs["whole"], train, steps=40, seed=5, eval_data=test, eval_every=5, progress=False, callback=keep)
+    h = fit(
+        runs["first"],
+        train,
+        steps=40,
+        stop_at=15,
+        seed=5,
+        eval_data=test,
+        eval_every=5,
+        progress=False,
+        out=tmp_path,
+    )
+    fit(runs["short"], train, steps=15, seed=5, progress=False)
+    assert h.eval_step == [5, 10, 15] and len(h.loss) == 15
+    first, short = runs["first"].state_dict(), runs["short"].state_dict()
+    assert all(torch.equal(first[k], at_15[k]) for k in at_15)
+    assert not all(torch.equal(short[k], at_15[k]) for k in at_15)  # another schedule: another run
+    fit(runs["first"], train, steps=40, seed=5, progress=False, out=tmp_path, resume=True)
+    assert all(torch.equal(runs["first"].state_dict()[k], v) for k, v in runs["whole"].state_dict().items())
+    for bad in (0, 41, 2.5):
+        with pytest.raises(ValueError, match="stop_at"):
+            fit(tiny(position="learned"), train, steps=40, stop_at=bad, progress=False)
+
+
 def test_pick_device():
     assert pick_device("cpu") == torch.device("cpu")
     assert pick_device().type in {"cpu", "cuda", "mps"}
