@@ -266,8 +266,9 @@ widgets.learned_explorer(snapshots, grid)
 #
 # Two controls check the reasons given above.
 #
-# Each control trains for 150 steps, half the runs above, and is compared with those runs at step
-# 150 (their test accuracy then, and their table's snapshot).
+# Each control trains the first 150 steps of the runs above: the same 300-step schedule, stopped
+# half-way (`fit(..., steps=300, stop_at=150)`). So it is compared with those runs at step 150:
+# their test accuracy then, and their table's snapshot.
 #
 # First, train the σ = 1 model with its table *frozen* at the random draw. If the model learns the
 # task by reading the random vectors, it learns it without training them too. In 150 steps it ends
@@ -283,18 +284,18 @@ widgets.learned_explorer(snapshots, grid)
 # control.
 
 # %% tags=["nbval-ignore-output"]
-CONTROL = 150  # steps: a snapshot and a test score of every run above fall on this step
+CONTROL = 150  # the controls stop here; a snapshot and a test score of every run above fall on this step
 torch.manual_seed(SEED)
 frozen = ViT(config.with_(position_options=inits["1.0"]))
 frozen.pos.table.requires_grad_(False)  # the random draw, never trained
-fit(frozen, train, steps=CONTROL, lr=3e-3, desc="init 1.0, frozen", seed=SEED)
+fit(frozen, train, steps=300, stop_at=CONTROL, lr=3e-3, desc="init 1.0, frozen", seed=SEED)
 accuracy_frozen = evaluate(frozen, test)
 trained_then = histories["1.0"].eval_accuracy[histories["1.0"].eval_step.index(CONTROL)]
 
 shuffled = TensorDataset(train.images, train.labels[torch.randperm(len(train), generator=torch.Generator().manual_seed(SEED))])
 torch.manual_seed(SEED)
 unlinked = ViT(config.with_(position_options=inits["zeros"]))
-unlinked_history = fit(unlinked, shuffled, steps=CONTROL, lr=3e-3, desc="init zeros, labels shuffled", seed=SEED)
+unlinked_history = fit(unlinked, shuffled, steps=300, stop_at=CONTROL, lr=3e-3, desc="init zeros, labels shuffled", seed=SEED)
 cell_shuffled = cell_contrast(unlinked.pos.table[0].detach())
 loss_shuffled = sum(unlinked_history.loss[-50:]) / 50
 true_then = dict(snapshots["zeros"])[CONTROL]  # the true-label zero table at the same step
