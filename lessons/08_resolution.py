@@ -41,7 +41,7 @@
 # - which encoding suits which kind of larger image, from a recorded sweep;
 # - what a short fine-tune at the new size gives back, next to a control.
 #
-# Runs in about 3 minutes on a 2-core laptop CPU.
+# Runs in about two minutes on a 2-core laptop CPU.
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
