@@ -148,15 +148,15 @@ lesson.claim("shuffled, the sinusoid is not far above its null", as_shuffled["wi
 
 # %% [markdown]
 # Numbered module by module, the sinusoid would score far above its null. Shuffled, it is not far
-# above it. (A table that knows nothing has a p-value spread evenly between 0 and 1 over networks,
-# so the assert asks only for p above 0.001. The recorded sweep tests the sinusoid on every seed.)
+# above it. (The assert asks only for p above 0.001: a table that knows nothing has its p spread
+# evenly from 0 to 1. The recorded sweep tests the sinusoid on every seed.)
 # It still gives every token a vector of its own, which will matter for the error. A learned
 # table has no formula: every token's vector is free, and training can put any two tokens near each
 # other. Does it put the modules' members together?
 #
 # ## Live: a table started small against one started large
 #
-# Three runs on this network, identical but for the encoding: a learned table drawn N(0, σ²) with
+# Three runs on this network, alike but for the encoding: a learned table drawn N(0, σ²) with
 # σ = 0.1, the same with σ = 2, and no encoding. `train_one` trains for 800 steps (about 6 s each),
 # keeps the table every 100 steps, then measures the errors and the table.
 
@@ -268,19 +268,18 @@ viz.module_similarity(added["2.0"]["delta"], net.modules, title="σ = 2, what tr
 # diagonal, and its within − between is well above its null. The update is about as large as σ =
 # 0.1's. But the draw under it is more than ten times larger, and the whole table's similarity is
 # the draw's. So here σ decides whether the learned structure **shows in the table**, not whether
-# it is learned at all (how much is learned falls with σ too, from σ = 0.1 up: see the sweep below).
+# it is learned at all (from σ = 0.1 up, less is learned as σ grows: see below).
 #
-# Lesson 07 found something else on its Latin squares. There, what training added to σ = 2's tables
-# held no layout that its tests could detect. Here a large start hides what was learned. The two
-# set-ups differ in more than the task: lesson 07's model has post-LayerNorm blocks, PyTorch's
-# default init, a table before each of its four blocks and the tables at a third of the rate; this
-# one has pre-LayerNorm blocks, one table and the tables at the full rate. Any of these may play a
-# part. The recorded sweep below checks the finding on five networks and every σ.
+# Lesson 07 found something else on its Latin squares: no test there detected a layout in what
+# training added to σ = 2's tables. Here a large start hides what was learned. The set-ups differ in
+# more than the task (lesson 07: post-LayerNorm blocks, PyTorch's init, four tables at a third of the
+# rate; here one table at the full rate), and any of these may play a part. The recorded sweep
+# checks the finding on five networks and every σ.
 
 # %% [markdown]
 # ## The recorded sweep
 #
-# Three runs on one network say little about a curve. `python -m minivit.experiments.network` runs
+# Three runs on one network say little. `python -m minivit.experiments.network` runs
 # every σ in {0.02, 0.1, 0.5, 1, 2}, on five networks (seeds), with longer runs than the live one.
 # Beside them: the 1-D sinusoid over the shuffled index, no encoding, and a fixed one-hot code of
 # each node's module (the upper bound: a table that *is* the answer).
@@ -405,9 +404,7 @@ lesson.claim("the sinusoid beats no encoding by more than 0.02 on average", summ
 # table started at σ = 2 does not. It does not support a stronger reading, that a large start keeps
 # the model from learning the structure. What training added to the σ = 2 tables groups the modules
 # on every network too, under a draw more than ten times its size. A small start is what makes the
-# learned structure readable in the table alone. This is not lesson 07's picture: there, no test
-# detected a layout in what training added to σ = 2's tables (with another model and training, as
-# said above).
+# learned structure readable in the table alone.
 #
 # Our version does not support the second part at this size. Held-out error is no better for small
 # σ than for large, and at σ = 0.02 it is worse. It says nothing about the paper's own simulation,
