@@ -35,8 +35,8 @@
 # - that what training adds to a small table groups positions by cell.
 #
 # Going deeper: two controls behind the result, where the three starts come from, and how a table
-# is resampled for a new resolution. Runs top to bottom in under two minutes on a laptop CPU (it
-# trains five small models, two of them for half as long).
+# is resampled for a new resolution. Runs top to bottom in about two minutes on a laptop CPU (it
+# trains five small models, one of them for half as long).
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
@@ -266,16 +266,15 @@ widgets.learned_explorer(snapshots, grid)
 #
 # Two controls check the reasons given above.
 #
-# Each control trains the first 150 steps of the runs above: the same 300-step schedule, stopped
-# half-way (`fit(..., steps=300, stop_at=150)`). So it is compared with those runs at step 150:
-# their test accuracy then, and their table's snapshot.
+# First, train the σ = 1 model with its table *frozen* at the random draw, for the same 300 steps.
+# If the model learns the task by reading the random vectors, it learns it without training them
+# too. It ends far above chance (1/9). On most seeds it ends near 1; on a few it is still part way,
+# about 0.6-0.7 (the claim's bound, 0.4, is below both). The printout puts it beside the trained table's
+# accuracy; the claim does not say which is higher.
 #
-# First, train the σ = 1 model with its table *frozen* at the random draw. If the model learns the
-# task by reading the random vectors, it learns it without training them too. In 150 steps it ends
-# far above chance (1/9). The printout puts it beside the trained table's accuracy at the same step;
-# the claim does not say which is higher.
-#
-# Second, train the zero table on the same images with the labels shuffled. If the cell structure
+# Second, train the zero table on the same images with the labels shuffled, for the first 150 steps
+# of the same 300-step schedule (`fit(..., steps=300, stop_at=150)`), and compare it with the
+# true-label zero table's snapshot at step 150. If the cell structure
 # comes from the labels being tied to where the shape is, far less should group. With shuffled labels
 # there is nothing to learn, so the loss stays at $\ln 9 = 2.20$. The table still moves (its
 # $|\Delta|$ is printed beside the true-label run's), and it groups far less by cell. We do not test
@@ -284,13 +283,14 @@ widgets.learned_explorer(snapshots, grid)
 # control.
 
 # %% tags=["nbval-ignore-output"]
-CONTROL = 150  # the controls stop here; a snapshot and a test score of every run above fall on this step
 torch.manual_seed(SEED)
 frozen = ViT(config.with_(position_options=inits["1.0"]))
 frozen.pos.table.requires_grad_(False)  # the random draw, never trained
-fit(frozen, train, steps=300, stop_at=CONTROL, lr=3e-3, desc="init 1.0, frozen", seed=SEED)
+fit(frozen, train, steps=300, lr=3e-3, desc="init 1.0, frozen", seed=SEED)
 accuracy_frozen = evaluate(frozen, test)
-trained_then = histories["1.0"].eval_accuracy[histories["1.0"].eval_step.index(CONTROL)]
+trained_end = histories["1.0"].eval_accuracy[histories["1.0"].eval_step.index(300)]
+
+CONTROL = 150  # the shuffled-label control stops here; a snapshot of every run above falls on this step
 
 shuffled = TensorDataset(train.images, train.labels[torch.randperm(len(train), generator=torch.Generator().manual_seed(SEED))])
 torch.manual_seed(SEED)
@@ -299,7 +299,7 @@ unlinked_history = fit(unlinked, shuffled, steps=300, stop_at=CONTROL, lr=3e-3, 
 cell_shuffled = cell_contrast(unlinked.pos.table[0].detach())
 loss_shuffled = sum(unlinked_history.loss[-50:]) / 50
 true_then = dict(snapshots["zeros"])[CONTROL]  # the true-label zero table at the same step
-print(f"after {CONTROL} steps, init 1.0 with the table frozen: accuracy {accuracy_frozen:.2f} (trained table: {trained_then:.2f})")
+print(f"after 300 steps, init 1.0 with the table frozen: accuracy {accuracy_frozen:.2f} (trained table: {trained_end:.2f})")
 print(f"after {CONTROL} steps, init zeros, trained on shuffled labels: loss {loss_shuffled:.2f} (ln 9 = {math.log(9):.2f}), "
       f"|Δ| {unlinked.pos.table[0].detach().norm(dim=-1).mean():.2f} (true labels: {true_then.norm(dim=-1).mean():.2f}), "
       f"cell contrast {cell_shuffled:.2f} (true labels: {cell_contrast(true_then):.2f})")
@@ -444,7 +444,7 @@ exercises.check("03.9", answer_03_9)
 # |---|---|---|
 # | σ = 1 dominates the patch tokens (more than 3 times their size), 0.02 does not, zeros is nothing | `assert table_norms["zeros"] == 0 and table_norms["0.02"] < token_norm and table_norms["1.0"] > 3 * token_norm  # σ = 1 dominates` | the σ = 1 model is drawn with σ = 0.02 |
 # | the σ = 1 model learns the task from its random table, far above chance (1/9) in 300 steps | `lesson.claim("the large table learns the task, far above chance (1/9)", accuracy["1.0"], ">", 0.4)` | the σ = 1 model gets the 0.02 start |
-# | it learns the task far above chance with the random table as it is (in 150 steps) | `lesson.claim("and learns the task without training the table, far above chance (1/9)", accuracy_frozen, ">", 0.4)` | the frozen table is zeros (chance, 1/9) |
+# | it learns the task far above chance with the random table as it is (in 300 steps: near 1 on most seeds, about 0.6-0.7 on a few) | `lesson.claim("and learns the task without training the table, far above chance (1/9)", accuracy_frozen, ">", 0.4)` | the frozen table is zeros (chance, 1/9) |
 # | the σ = 1 table keeps no layout: training leaves its structure where the random draw put it | `lesson.claim("the large table gains no layout in training", abs(structure["1.0"][-1] - structure["1.0"][0]), "<", 0.03)` | the 0.02 table is measured instead |
 # | what training adds to it is small beside its start, and outgrows the 0.02 start | `lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1)` `lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1)` | the two starts swap (σ = 1 for the 0.02 model and back) |
 # | a layout whose similarity depends on the offset alone (the 2-D sinusoid) scores 0 on the cell contrast | `torch.testing.assert_close(cell_contrast(sincos_2d(grid, 64)), 0.0, atol=1e-6, rtol=0)` | a table whose similarity is not the same everywhere takes the sinusoid's place (ramps along the rows and columns) |
