@@ -31,7 +31,7 @@
 # **What you will learn**
 # - what a learned table is, and three common ways to start it: zeros, 0.02 and σ = 1;
 # - two measures of what a table holds: a structure score and a cell contrast;
-# - that a large random table is used as it is, and keeps no layout;
+# - that a large random table is used as it is, and gains almost no layout;
 # - that what training adds to a small table groups positions by cell.
 #
 # Going deeper: two controls behind the result, where the three starts come from, and how a table
@@ -188,8 +188,8 @@ for name in models:
 # - **σ = 1** (`1.0`): the random vectors are already far apart, so each position has its own tag.
 #   The model learns the task from them, far above chance (1/9) in 300 steps. Whether it has
 #   fitted the task by then or is still climbing depends on the seed (see its curve below). Its
-#   structure score stays where the random draw put it: no layout. Training does move the table,
-#   but $\Delta$ is a few percent of the start.
+#   structure score stays close to where the random draw put it: it rises by a few hundredths at
+#   most. Training does move the table, but $\Delta$ is a few percent of the start.
 # - **0.02**: the table starts random and small. By the end, $\Delta$ is larger than the start. How
 #   far this model gets with the task in 300 steps depends on the seed (its accuracy is printed).
 #   So ViT's own default can be the slowest of the three on this task; this lesson does not measure
@@ -201,7 +201,7 @@ for name in models:
 
 # %%
 lesson.claim("the large table learns the task, far above chance (1/9)", accuracy["1.0"], ">", 0.4)
-lesson.claim("the large table gains no layout in training", abs(structure["1.0"][-1] - structure["1.0"][0]), "<", 0.03)
+lesson.claim("the large table gains almost no layout in training", structure["1.0"][-1] - structure["1.0"][0], "<", 0.05)
 lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1)
 lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1)
 lesson.claim("what training adds groups positions by cell, above its null", {k: cell_delta[k] - null_delta[k] for k in ("zeros", "0.02")}, ">", 0)
@@ -227,7 +227,7 @@ viz.similarity_grid(delta["1.0"], grid, title="init 1.0: what training added (Δ
 # ## What to remember
 #
 # - A table started large is a set of name tags. The model reads them as they are, and training
-#   hardly changes them: no layout appears.
+#   hardly changes them: almost no layout appears.
 # - A table started small becomes what training adds. Here that groups positions by cell, the thing
 #   the task needs.
 #
@@ -373,7 +373,7 @@ print(f"init zeros at 36 px, antialiased bicubic: {at_36_aa:.2f}")
 # - The usual starts: 0.02 (ViT, timm; `minivit`'s `trunc_normal` cuts at ±2σ), σ = 1
 #   (`torch.randn`, `nn.Embedding`) and zeros.
 # - Started large (σ = 1), the random vectors already tell the positions apart. The model learns the
-#   task with them, far above chance even with the table frozen, and the table keeps no layout. What
+#   task with them, far above chance even with the table frozen, and the table gains almost no layout. What
 #   training adds is a few percent of the table.
 # - Started small or at zero, the table becomes what training adds. On this task that groups
 #   positions by cell: pairs inside a cell are more alike than pairs the same step apart across a
@@ -445,7 +445,7 @@ exercises.check("03.9", answer_03_9)
 # | σ = 1 dominates the patch tokens (more than 3 times their size), 0.02 does not, zeros is nothing | `assert table_norms["zeros"] == 0 and table_norms["0.02"] < token_norm and table_norms["1.0"] > 3 * token_norm  # σ = 1 dominates` | the σ = 1 model is drawn with σ = 0.02 |
 # | the σ = 1 model learns the task from its random table, far above chance (1/9) in 300 steps | `lesson.claim("the large table learns the task, far above chance (1/9)", accuracy["1.0"], ">", 0.4)` | the σ = 1 model gets the 0.02 start |
 # | it learns the task far above chance with the random table as it is (in 300 steps: near 1 on most seeds, about 0.6-0.7 on a few) | `lesson.claim("and learns the task without training the table, far above chance (1/9)", accuracy_frozen, ">", 0.4)` | the frozen table is zeros (chance, 1/9) |
-# | the σ = 1 table keeps no layout: training leaves its structure where the random draw put it | `lesson.claim("the large table gains no layout in training", abs(structure["1.0"][-1] - structure["1.0"][0]), "<", 0.03)` | the 0.02 table is measured instead |
+# | the σ = 1 table gains almost no layout: its structure score rises by a few hundredths at most (0.001 to 0.029 over 40 seeds, 100-139, measured apart from the sweep: mean 0.012, standard deviation 0.007, never below 0; the bound 0.05 is five standard deviations above the mean) | `lesson.claim("the large table gains almost no layout in training", structure["1.0"][-1] - structure["1.0"][0], "<", 0.05)` | the 0.02 table is measured instead |
 # | what training adds to it is small beside its start, and outgrows the 0.02 start | `lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1)` `lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1)` | the two starts swap (σ = 1 for the 0.02 model and back) |
 # | a layout whose similarity depends on the offset alone (the 2-D sinusoid) scores 0 on the cell contrast | `torch.testing.assert_close(cell_contrast(sincos_2d(grid, 64)), 0.0, atol=1e-6, rtol=0)` | a table whose similarity is not the same everywhere takes the sinusoid's place (ramps along the rows and columns) |
 # | what training adds to the zeros and 0.02 tables groups positions by cell, above a permutation null | `lesson.claim("what training adds groups positions by cell, above its null", {k: cell_delta[k] - null_delta[k] for k in ("zeros", "0.02")}, ">", 0)` | training adds nothing cell-shaped (e.g. a task whose label does not depend on the cell) |
