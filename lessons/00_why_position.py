@@ -136,8 +136,9 @@ lesson.claim("with sincos2d the pooled output changes when the patches move", ch
 # If shuffling the patches cannot change the answer, the no-encoding model must give the same answer
 # for the odd shape in any cell: it is stuck at chance. We train both models for 1,600 steps
 # (about 30 seconds each on a laptop CPU) and measure accuracy on images they never saw. The model
-# with position can sit at chance for a few hundred steps before it finds the task: in the margin
-# sweep one seed of 36 had not left chance after 800 steps, and learned it in 1,600.
+# with position can sit at chance for a few hundred steps before it finds the task: in an earlier
+# sweep at 800 steps, one seed of 23 had not left chance. At 1,600 steps, every one of the margin
+# sweep's 24 runs ended at least 0.65 above chance.
 
 # %% tags=["nbval-ignore-output"]
 histories = {}
@@ -271,6 +272,6 @@ exercises.check("00.5", answer_00_5)
 # | without position, shuffled patches give the same tokens, shuffled | `torch.testing.assert_close(tokens_shuffled, tokens[:, perm], atol=1e-5, rtol=0)` | the model has a position encoding (`sincos2d`) |
 # | without position, the pooled output ignores the order of the patches | `assert change_none < 1e-5` | the model has a position encoding (`sincos2d`: 0.04) |
 # | with `sincos2d`, the pooled output changes when the patches move | `lesson.claim("with sincos2d the pooled output changes when the patches move", change_pos, ">", 1e-3)` | the model has no encoding (below 1e-5) |
-# | without position, a task about where stays at chance | `lesson.claim("without position a task about where stays at chance", accuracy["none"] - chance, "<", 0.035)` | the model has a position encoding (about 0.74 above chance) |
+# | without position, a task about where stays at chance | `lesson.claim("without position a task about where stays at chance", accuracy["none"] - chance, "<", 0.035)` | the model has a position encoding (0.77 above chance in the committed run, at least 0.65 in the sweep) |
 # | with position, the same model learns it | `lesson.claim("with position the same model learns it", accuracy["sincos2d"] - chance, ">", 0.3)` | the encoding is removed (about 0.00 above chance) |
 # | the explorer's no-position model gives the same answers for an image and its shuffle | `torch.testing.assert_close(p_none[0], p_none[1], atol=1e-5, rtol=0)` | the `sincos2d` model is shown in its place |

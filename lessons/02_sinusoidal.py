@@ -443,6 +443,7 @@ exercises.check("02.5", answer_02_5)
 # | claim | assert | fails when |
 # |---|---|---|
 # | the formula by hand is `minivit`'s `sincos_1d` | `torch.testing.assert_close(pe.float(), sincos_1d(p.float(), D, base))` | sine and cosine swap places, or another base |
+# | the 2-D table gives half the channels the row's 1-D encoding and the other half the column's | `torch.testing.assert_close(table[:, : D2 // 2].float(), sincos_1d(rc[:, 0], D2 // 2))` `torch.testing.assert_close(table[:, D2 // 2 :].float(), sincos_1d(rc[:, 1], D2 // 2))` | the halves are swapped (the column first) |
 # | the slowest wavelength is 2π·base^(1−2/D) | `torch.testing.assert_close(wavelengths[-1].item(), 2 * math.pi * base ** (1 - 2 / D))` | it is taken as 2π·base (62,832 against 35,333) |
 # | PE·PE depends only on the offset, as Σ cos(kω) | `torch.testing.assert_close(diagonal, diagonal[:1].expand_as(diagonal))` `torch.testing.assert_close(dots[0], closed_form[N - 1 :])` | a table that is no function of the offset, e.g. its rows shuffled |
 # | a shift by k is one rotation R_k for every position | `torch.testing.assert_close(pe[k_:], pe[:-k_] @ shift(k_).T)` | R_k rotates the other way (signs of the sines swapped) |

@@ -377,10 +377,10 @@ print(f"frequencies turned by {turn.mean() * 180 / math.pi:.0f} degrees on avera
 # is a sanity check that the rotations are the model's only source of position. It is not a finding
 # about what the model learned.
 #
-# With its rotations, mixed RoPE gets above chance. How far in 800 steps depends on the seed. Some
-# runs pass 0.9; others sit on a plateau near 0.5 for the whole run. The first line's second number
-# says what the plateau is. Every run tells a pair on a row from a pair on a column (chance 0.5 for
-# that question). The runs on the plateau have not yet learned which way round the pair is.
+# With its rotations, mixed RoPE gets above chance. How far in 800 steps depends on the seed. A run
+# can sit on a plateau near 0.5; the first line's second number says what that plateau is. Every
+# run tells a pair on a row from a pair on a column (chance 0.5 for that question). A run on the
+# plateau has not yet learned which way round the pair is.
 #
 # Put the frequencies back where they started and compare the second line with the first. In the
 # committed run nothing is lost (0.98 both ways). The model needs its rotations (without them it is
@@ -434,8 +434,8 @@ print("rotate_half == interleaved pairs, once the channels are reordered")
 #
 # ### What training did to the frequencies
 #
-# The frequencies move by more than a tenth of their size (printed after training). Over the 12 runs
-# of the margin sweep (`lessons/CLAIMS.md`) they moved by 0.17 to 0.31 of their size; only "more than
+# The frequencies move by more than a tenth of their size (printed after training). Over the 48 runs
+# of the margin sweep (`lessons/CLAIMS.md`) they moved by 0.14 to 0.39 of their size; only "more than
 # a tenth" is asserted. That is not all Adam could do. Its reach, the sum of the learning rates
 # (lesson 04), is larger than the frequencies themselves. So they moved as far as training pushed
 # them, no further.
@@ -463,7 +463,7 @@ viz.rope_frequencies(before, after)
 #   it cannot couple rows and columns (no oriented stripe); a mixed plane wave can.
 # - Mixed RoPE with axis-aligned frequencies *is* axial RoPE. Trained for 800 steps on the relation
 #   task, all of its sense of position comes through the rotations. Its frequencies move by more
-#   than a tenth of their size (0.17 to 0.31 over the margin sweep's 12 runs), less than Adam's reach
+#   than a tenth of their size (0.14 to 0.39 over the margin sweep's 48 runs), less than Adam's reach
 #   allows; whether that move matters varies from run to run.
 
 # %% [markdown]
@@ -530,7 +530,7 @@ exercises.check("05.5", answer_05_5)
 #
 # | claim | assert | fails when |
 # |---|---|---|
-# | the rotation by hand is `minivit`'s `rope1d` | `torch.testing.assert_close(q_pkg[0, 0].double(), q_rot, atol=1e-5, rtol=0)` | the frequencies differ (another base) |
+# | the rotation by hand is `rotate_pairs` and `minivit`'s `rope1d` | `torch.testing.assert_close(q_rot, rotate_pairs(q, angles), atol=1e-6, rtol=0)` `torch.testing.assert_close(q_pkg[0, 0].double(), q_rot, atol=1e-5, rtol=0)` | the frequencies differ (another base) |
 # | a rotation keeps every query's length | `torch.testing.assert_close(q_rot.norm(dim=-1), q.norm(dim=-1))` | the map is not a rotation (a pair scaled) |
 # | `rotate_half` is the same rotation with the channels reordered | `torch.testing.assert_close(q_half[:, order], rotate_pairs(q[:, order], angles))` | the channels are not reordered |
 # | the rotated score depends only on the offset: constant diagonals | `torch.testing.assert_close(diagonal, diagonal[:1].expand_as(diagonal), atol=1e-5, rtol=0)` | queries and keys are rotated by different positions |

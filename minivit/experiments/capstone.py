@@ -120,7 +120,7 @@ SETTINGS = {
         # at batch 128: 0.869 without, 0.854 with)
     ),
     # the lesson's CPU run where Fashion-MNIST is on the machine: the stand-in's model at half its
-    # steps (313 at batch 64) on 10,000 photos of clothes, tested on all 10,000 test photos
+    # steps (312 at batch 64) on 10,000 photos of clothes, tested on all 10,000 test photos
     "fashion": Setting(
         "fashion-mnist",
         "on a CPU: 10,000 Fashion-MNIST photos (28 px, patch 7), 2 epochs, width 64, 2 blocks",
