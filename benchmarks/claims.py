@@ -26,6 +26,9 @@ writes:
     python benchmarks/claims.py                       # the whole sweep (several hours on 2 cores)
     python benchmarks/claims.py --lessons 05 07       # a few lessons
     python benchmarks/claims.py --table               # only rewrite the table from what is recorded
+    python benchmarks/claims.py --records /tmp/check.jsonl --seeds 300 --two-thread-seeds 301
+        # a check kept apart: new seeds, recorded in another file, reported against the sweep
+        # (failed claims, margins below the sweep's smallest); the course's table is left alone
 """
 
 from __future__ import annotations
@@ -367,6 +370,32 @@ def table(records: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def held_out(check: dict[str, list[dict]], swept: dict[str, list[dict]]) -> str:
+    """Runs kept apart from the sweep (`--records` another file, seeds the bounds were not set on)
+    against the sweep's: per lesson, its runs and times, every lesson that stopped, every claim that
+    failed and every one whose margin is below the sweep's smallest (outside what the sweep saw)."""
+    lines = []
+    for lesson, runs in check.items():
+        smallest = {}
+        for r in swept.get(lesson, []):
+            for c in r["claims"]:
+                smallest[c["name"]] = min(smallest.get(c["name"], math.inf), c["margin"])
+        times = ", ".join(f"seed {r['seed']} on {r['threads']}: {r['seconds']:.0f} s" for r in runs)
+        lines.append(f"{lesson}: {len(runs)} runs ({times})")
+        for r in runs:
+            if not r["ok"]:
+                lines.append(f"  seed {r['seed']}, {r['threads']} threads: STOPPED `{r['error']}`")
+            for c in r["claims"]:
+                if not c["passed"]:
+                    lines.append(f"  seed {r['seed']}: FAILED {c['name']!r}: margin {fmt(c['margin'])}")
+                elif c["margin"] < smallest.get(c["name"], -math.inf):
+                    lines.append(
+                        f"  seed {r['seed']}: {c['name']!r}: margin {fmt(c['margin'])}, "
+                        f"below the sweep's smallest {fmt(smallest[c['name']])}"
+                    )
+    return "\n".join(lines)
+
+
 def summary(records: list[dict]) -> dict:
     """Per lesson and claim: op, bound, runs passed of runs made and the range of the values (the
     worst value of each run), as `minivit.lesson.claim` quotes them to a learner whose run misses."""
@@ -410,7 +439,13 @@ def main() -> None:
         "--two-thread-seeds", type=int, nargs="*", help="default 20-23 (44-47 for a quick lesson)"
     )
     parser.add_argument("--table", action="store_true", help="only rewrite the table from the records")
-    parser.add_argument("--records", type=Path, default=RECORDS, help="the JSON-lines file of runs")
+    parser.add_argument(
+        "--records",
+        type=Path,
+        default=RECORDS,
+        help="the JSON-lines file of runs; another than benchmarks/claims.jsonl is a check kept apart: "
+        "reported against the sweep, the course's table left alone",
+    )
     args = parser.parse_args()
     if args.jobs < 1:
         sys.exit(f"--jobs {args.jobs}: use 1 or more")
@@ -418,6 +453,9 @@ def main() -> None:
         sweep(lessons_named(args.lessons), args.jobs, args.timeout, args.seeds, args.two_thread_seeds,
               args.records)  # fmt: skip
     records = read_records(args.records)
+    if args.records.resolve() != RECORDS.resolve():  # a check kept apart: the course's table stays
+        print(held_out(current(records), current(read_records(RECORDS))))
+        return
     TABLE.write_text(table(records))
     SUMMARY.write_text(json.dumps(summary(records), indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {TABLE.relative_to(ROOT)} and {SUMMARY.relative_to(ROOT)}")

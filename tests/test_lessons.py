@@ -425,6 +425,26 @@ def test_the_margin_table_counts_runs_and_flags_thin_or_failing_claims():
     assert summary["thin"] == {"op": ">", "bound": 0.0, "passed": 5, "runs": 6, "low": -0.5, "high": 1.0}
 
 
+def test_a_check_kept_apart_reports_failures_and_margins_outside_the_sweep():
+    claims = _claims_benchmark()
+    name = LESSONS[0].stem
+
+    def run(seed, margins, ok=True):
+        found = [{"name": n, "margin": m, "passed": m > 0} for n, m in margins.items()]
+        return {"lesson": name, "seed": seed, "threads": 1, "ok": ok, "seconds": 12.0, "claims": found,
+                "error": None if ok else "AssertionError: x"}  # fmt: skip
+
+    swept = {name: [run(s, {"wide": 0.5 + s, "tight": 0.2}) for s in range(3)]}
+    report = claims.held_out(
+        {name: [run(300, {"wide": 0.6, "tight": 0.1}), run(301, {"wide": -0.1}, ok=False)]}, swept
+    )
+    assert f"{name}: 2 runs (seed 300 on 1: 12 s, seed 301 on 1: 12 s)" in report
+    assert "seed 300: 'tight': margin 0.1, below the sweep's smallest 0.2" in report
+    assert "seed 301, 1 threads: STOPPED `AssertionError: x`" in report
+    assert "seed 301: FAILED 'wide': margin -0.1" in report
+    assert "seed 300: 'wide'" not in report  # inside the sweep's range: not reported
+
+
 def test_the_sweep_flags_runs_that_split_into_two_routes():
     claims = _claims_benchmark()
     assert not claims.two_groups([0.30, 0.31, 0.33, 0.34, 0.36, 0.37])  # one spread
