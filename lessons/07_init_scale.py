@@ -34,7 +34,8 @@
 # - what training added to the tables: the puzzle's rows and columns at σ = 0.1, nothing we can
 #   detect at σ = 2.
 #
-# The live part trains two small models: about two and a half minutes on two CPU cores.
+# The live part trains two small models: one to two and a half minutes on two CPU cores, depending
+# on the machine.
 
 # %%
 # Set-up: on Colab, install the course's package; elsewhere it is already installed (see README).
@@ -140,7 +141,7 @@ lesson.claim("a σ = 2 table is drawn at standard deviation 2", abs(ViT(sweep_se
 # The same puzzles, the same everything but σ, for a short run of a smaller model. It has width 32
 # and trains 2,500 steps at a learning rate of 1e-3, the tables at a third of it. `train_many` trains
 # the two models at once (each as its own run would), scoring the three sets four times on the way.
-# On two CPU cores that takes about two and a half minutes.
+# On two CPU cores that takes one to two and a half minutes.
 
 # %% tags=["nbval-ignore-output"]
 setting = init_scale.SETTINGS["lesson"]
@@ -159,18 +160,20 @@ lesson.claim("live: σ = 0.1 solves most held-out puzzles", small["test"], ">", 
 lesson.claim("live: σ = 0.1 solves far more study puzzles than chance (0.25)", small["apart"], ">", 0.45)
 lesson.claim("live: σ = 0.1 solves over 0.15 more study puzzles than σ = 2", small["apart"] - large["apart"], ">", 0.15)
 lesson.claim("live: σ = 2 solves fewer than half the study's puzzles", large["apart"], "<", 0.5)
-lesson.claim("live: σ = 2 does better on its own training puzzles than on the study's", large["train"] - large["apart"], ">", 0.1)
+lesson.claim("live: σ = 2 has not yet fitted its training puzzles (0.95, the recorded sweep's mark)", large["train"], "<", 0.95)
 
 # %% [markdown]
 # In this short run σ = 0.1 learns the rule. On most seeds it solves nearly all held-out puzzles and
-# most of the study's by step 2,500. On a few it is slower: over 36 runs of this cell (seeds 0-19 of
-# the margin sweep, 100-115 measured apart), 35 ended at 0.93-0.99 held-out and 0.77-0.98 on the
-# study's puzzles, and one (seed 17) at 0.87 and 0.56. The claims hold on both routes: above 0.75
-# held-out, above 0.45 on the study's puzzles (chance is 0.25), and more than 0.15 ahead of σ = 2 on
-# them (0.27 at seed 17, 0.44 or more on the others). σ = 2 learns more slowly. Its held-out score follows its training score,
-# but it solves fewer than half of the study's puzzles (asserted; chance is 0.25, and the printout
-# shows how near chance it stays). It has not fitted its training puzzles yet, so this
-# run cannot say where σ = 2 ends up. For that we need longer runs.
+# most of the study's by step 2,500. On some it is slower. Over the 24 runs of the margin sweep
+# (seeds 0-23, `lessons/CLAIMS.md`), 23 ended at 0.93-0.99 held-out and 0.77-0.99 on the study's
+# puzzles; one (seed 17) ended at 0.86 and 0.58. The claims hold on both routes: above 0.75
+# held-out, above 0.45 on the study's puzzles (chance is 0.25), and more than 0.15 ahead of σ = 2
+# there.
+#
+# σ = 2 learns more slowly. By step 2,500 it has not fitted its training puzzles (0.35 to 0.79 over
+# the sweep's runs; asserted under 0.95). It solves fewer than half of the study's puzzles (asserted;
+# at most 0.42 over the sweep). But a slow learner and one that will never solve the study's puzzles
+# look alike at this point. So this run cannot say where σ = 2 ends up. For that we need longer runs.
 #
 # ## The recorded sweep
 #
@@ -234,8 +237,8 @@ lesson.claim("no σ = 2 run solved half the study's puzzles at any point", best_
 # %% [markdown]
 # σ = 0.1 reaches the study's puzzles together with its training puzzles, early in the run. σ = 2
 # climbs on its training puzzles for the whole run, and held-out puzzles follow part of the way. The
-# study's puzzles stay below half at every point of every σ = 2 run (the best, 0.49, is printed
-# above). So the large table did not stop the model from learning. It changed *what* the model
+# study's puzzles stay below half at each of the 16 scorings of every σ = 2 run (the best, 0.49, is
+# printed above). So the large table did not stop the model from learning. It changed *what* the model
 # learned.
 #
 # ## What training added to the tables
@@ -295,8 +298,8 @@ fig
 # (The cell checks that σ = 0.1's update sets the two kinds of pair further apart than σ = 2's
 # does, on every seed and block.)
 #
-# Going deeper tests this against a null, corrected for the number of tests, for every block and
-# seed, and at a 100× larger learning rate for the tables. The finding holds there. In blocks 0 and
+# Going deeper tests this against a null (the same vectors with the grid's cells shuffled),
+# corrected for the number of tests, for every block and seed, and at a 100× larger learning rate for the tables. The finding holds there. In blocks 0 and
 # 1, on every seed and at both rates, what training added to the σ = 0.1 tables holds the rows and
 # columns. For σ = 2, no test passes in any block, at either rate.
 #
@@ -738,10 +741,10 @@ exercises.check("07.6", answer_07_6)
 # |---|---|---|
 # | every answer is forced, held-out puzzles are not training puzzles, the study's puzzles are at Jaccard distance ≥ 0.8 from every generated one | `assert (lst.forced(ds.cells) == ds.tensors[1] + 1).all(), name` `assert not set(data["test"].strings()) & set(train.strings())` `assert nearest.min() >= 0.8` | a label is not the forced symbol, the split overlaps, or a study puzzle is close to a generated one |
 # | a σ = 2 table is drawn at standard deviation 2 | `lesson.claim("a σ = 2 table is drawn at standard deviation 2", abs(ViT(sweep_setting.config("2.0")).pos.table.std().item() - 2.0), "<", 0.1)` | the table is drawn at another scale |
-# | live: both runs train; σ = 0.1 solves most held-out puzzles and far more study puzzles than chance, over 0.15 more than σ = 2 (two routes: 35 of 36 runs of this cell at 0.77-0.98 on the study's puzzles and 0.44 or more ahead; one, seed 17, at 0.56 and 0.27 ahead); σ = 2 solves fewer than half of them (0.42 at most) while doing better on its training puzzles (by 0.21 at least; mean 0.39, standard deviation 0.09) | `assert not any(r["dead"] for r in live.values())` `lesson.claim("live: σ = 0.1 solves most held-out puzzles", small["test"], ">", 0.75)` `lesson.claim("live: σ = 0.1 solves far more study puzzles than chance (0.25)", small["apart"], ">", 0.45)` `lesson.claim("live: σ = 0.1 solves over 0.15 more study puzzles than σ = 2", small["apart"] - large["apart"], ">", 0.15)` `lesson.claim("live: σ = 2 solves fewer than half the study's puzzles", large["apart"], "<", 0.5)` `lesson.claim("live: σ = 2 does better on its own training puzzles than on the study's", large["train"] - large["apart"], ">", 0.1)` | a run never trains, σ = 2 generalizes, or σ = 0.1 does not |
+# | live: both runs train; σ = 0.1 solves most held-out puzzles and far more study puzzles than chance, over 0.15 more than σ = 2 (two routes over the sweep's 24 runs: 23 at 0.77-0.99 on the study's puzzles and 0.44 or more ahead; one, seed 17, at 0.58 and 0.41 ahead, and in an earlier machine's run of the same cell at 0.56 and 0.27 ahead); σ = 2 solves fewer than half of them (0.42 at most) and has not fitted its training puzzles (0.35 to 0.79). An earlier claim, that σ = 2 does better on its training puzzles than on the study's by more than 0.1, failed at seed 20 on two threads (0.097), where σ = 2 had barely begun to fit them (0.35, the study's 0.25): how far σ = 2 gets in 2,500 steps depends on the seed | `assert not any(r["dead"] for r in live.values())` `lesson.claim("live: σ = 0.1 solves most held-out puzzles", small["test"], ">", 0.75)` `lesson.claim("live: σ = 0.1 solves far more study puzzles than chance (0.25)", small["apart"], ">", 0.45)` `lesson.claim("live: σ = 0.1 solves over 0.15 more study puzzles than σ = 2", small["apart"] - large["apart"], ">", 0.15)` `lesson.claim("live: σ = 2 solves fewer than half the study's puzzles", large["apart"], "<", 0.5)` `lesson.claim("live: σ = 2 has not yet fitted its training puzzles (0.95, the recorded sweep's mark)", large["train"], "<", 0.95)` | a run never trains, σ = 2 fits its training puzzles or generalizes by step 2,500, or σ = 0.1 does not |
 # | recorded with the reference's puzzles, split and init; every run trained; σ = 2 fits its training puzzles (≥ 0.95) and fails the study's (≤ 0.45); σ = 0.1 solves held-out (≥ 0.94) and study (≥ 0.88) puzzles, its lead on the study's more than 3 times the larger spread over seeds; the sinusoid at least as good as σ = 0.1 on held-out and study puzzles | `assert sweep["setting"] == {**sweep["setting"], "puzzles": "reference", "split": "published", "init": "torch"}` `assert all(s["seeds"] >= 3 and s["dead"] == 0 for s in summary.values())` `lesson.claim("recorded: σ = 2 fits its training puzzles", summary["2.0"]["train"], ">=", 0.95)` `lesson.claim("recorded: σ = 2 fails the study's puzzles", summary["2.0"]["apart"], "<=", 0.45)` `lesson.claim("recorded: σ = 0.1 solves held-out puzzles", summary["0.1"]["test"], ">=", 0.94)` `lesson.claim("recorded: σ = 0.1 solves the study's puzzles", summary["0.1"]["apart"], ">=", 0.88)` `lesson.claim("recorded: σ = 0.1's lead on the study's puzzles is more than 3 times the larger spread over seeds", summary["0.1"]["apart"] - summary["2.0"]["apart"] - 3 * spread, ">", 0)` `lesson.claim("recorded: the sinusoid at least as good as σ = 0.1 on held-out and study puzzles", {k: summary["sincos2d"][k] - summary["0.1"][k] for k in ("test", "apart")}, ">=", 0)` | the sweep was recorded with other puzzles, split or init, a run dies, σ = 2 stops short of fitting or solves the study, σ = 0.1 fails it, or the sinusoid falls behind |
 # | no σ = 2 run solved half the study's puzzles at any point of training | `lesson.claim("no σ = 2 run solved half the study's puzzles at any point", best_apart_large, "<", 0.5)` | some σ = 2 run passes 0.5 on them at some point |
-# | what training added to σ = 0.1's tables (blocks 0 and 1 of the recorded sweep) brings the cells that share a row or a column closer than the other pairs by more, on every seed and block, than what training added to σ = 2's does on any | `assert min(contrast["0.1", "what training added"]) > max(contrast["2.0", "what training added"])` | the start is drawn otherwise, or σ = 2's update holds rows and columns as strongly as σ = 0.1's |
+# | what training added to σ = 0.1's tables (blocks 0 and 1 of the recorded sweep) brings the cells that share a row or a column closer than the other pairs by more, on every seed and block, than what training added to σ = 2's does on any | `assert min(contrast["0.1", "what training added"]) > max(contrast["2.0", "what training added"])` | σ = 0.1's update holds no rows and columns, σ = 2's holds them as strongly, or the start is drawn otherwise |
 # | every view with two answers among the training puzzles is a view of quaternary puzzles only (a binary or ternary view has one answer); over half the held-out puzzles and under a tenth of the study's share a training puzzle's view | `assert all(grades_of[v] == {"quaternary"} for v in two_answers)` `lesson.claim("over half the held-out puzzles share a training puzzle's view", seen["test"].float().mean(), ">", 0.5)` `lesson.claim("under a tenth of the study's puzzles share a training puzzle's view", seen["apart"].float().mean(), "<", 0.1)` | two binary or ternary training puzzles with one view have different answers, or a split that shares views less (e.g. held out by view) |
 # | σ = 2 does better on held-out puzzles whose view it saw (0.04 or more on average), σ = 0.1 as well either way (within 0.01); the grade mix works against σ = 2's gap (quaternary: the largest seen share, its lowest score) | `lesson.claim("σ = 2 does better where it saw the view", mean_gap["2.0"], ">", 0.04)` `lesson.claim("σ = 0.1 does as well either way", abs(mean_gap["0.1"]), "<", 0.01)` `lesson.claim("the grade mix: quaternary has the largest seen share", share["quaternary"] - max(share[g] for g in lst.GRADES if g != "quaternary"), ">", 0)` `lesson.claim("the grade mix: quaternary is σ = 2's lowest held-out score", min(by_grade[g] for g in lst.GRADES if g != "quaternary") - by_grade["quaternary"], ">", 0)` | σ = 2 does as well on new views, σ = 0.1 does not, or the grade mix favours the seen puzzles |
 # | at the tables' rate of 1e-4 neither table moves far: σ = 0.1 moves less than a quarter of its size, σ = 2 less than 1% | `lesson.claim("at 1e-4 a σ = 0.1 table moved less than a quarter of its size", max(moved(runs, "0.1")), "<", 0.25 * 0.1)` `lesson.claim("at 1e-4 a σ = 2 table moved less than 1% of its size", max(moved(runs, "2.0")), "<", 0.01 * 2.0)` | a table moves further |
