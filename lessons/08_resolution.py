@@ -389,11 +389,9 @@ lesson.claim("300 steps at 48 px win more at 48 px than the same steps at 24 px"
 
 # %% [markdown]
 # Three hundred steps at 48 px win back more at 48 px than three hundred steps at 24 px do (by more
-# than 0.05, asserted). That difference is the new size's doing, not more training's. The rest is
-# not asserted and varies with the seed (compare the rows above). In the committed run (seed 0) the
-# control moved little at 48 px, and the model fine-tuned at 48 px lost accuracy at 24 px: it
-# adapted to the new size and away from the old one. It won back a part, not all, of what the zoom
-# cost.
+# than 0.05, asserted). That difference is the new size's doing, not more training's. The rest
+# varies with the seed and is not asserted. In the committed run (seed 0) the model fine-tuned at
+# 48 px lost accuracy at 24 px, and won back only part of what the zoom cost.
 
 # %% [markdown]
 # ## Which encoding for which larger image
@@ -408,8 +406,8 @@ lesson.claim("300 steps at 48 px win more at 48 px than the same steps at 24 px"
 #
 # **What to remember.** Ask first which kind of larger image you have. On a larger canvas, keep
 # positions in patches and extrapolate. On a zoom, train on many scales if you can; trained at one
-# scale, RoPE-mixed does better with its positions stretched with the image. A short fine-tune at the new size helps; a control with the same steps
-# at the old size shows how much.
+# scale, RoPE-mixed does better with its positions stretched with the image. A short fine-tune at
+# the new size helps (its control, the same steps at the old size, shows how much).
 
 # %% [markdown]
 # ## Going deeper
