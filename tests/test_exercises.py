@@ -374,7 +374,7 @@ def test_an_unknown_exercise_raises_and_lists_the_known_ones():
 def test_only_the_model_without_an_encoding_ignores_a_shuffle():
     from minivit import REGISTRY, ViT, ViTConfig
     from minivit.data import odd_one_out
-    from minivit.exercises.lessons_00_01 import invariant, why
+    from minivit.exercises.lesson_00 import invariant, why
 
     images = odd_one_out(4, seed=0).images
     perm = torch.randperm(9, generator=torch.Generator().manual_seed(0))
@@ -389,14 +389,14 @@ def test_only_the_model_without_an_encoding_ignores_a_shuffle():
         assert (change < 1e-5) == (name in invariant()), (
             f"{name}: the pooled output moves by {change:.2g}; exercise 00.5 reads an encoding as blind "
             "to a shuffle when it overrides none of PositionalEncoding's hooks "
-            "(minivit/exercises/lessons_00_01.py, `invariant`)"
+            "(minivit/exercises/lesson_00.py, `invariant`)"
         )
         assert name in invariant() or why(name), name
 
 
 def test_the_relation_labels_are_read_from_the_layout():
     from minivit.data import relation
-    from minivit.exercises.lessons_07_08 import _relation_labels
+    from minivit.exercises.lesson_08 import _relation_labels
 
     data = relation(200, seed=0)
     assert torch.equal(_relation_labels(data.layout, 3), data.labels)
@@ -465,13 +465,13 @@ def test_an_unanswered_lesson_runs_its_exercise_cells_without_error(py):
 
 def test_every_encoding_has_its_reason_in_exercise_00_5_read_from_its_hooks():
     from minivit import REGISTRY
-    from minivit.exercises import lessons_00_01
+    from minivit.exercises import lesson_00
 
-    assert lessons_00_01.invariant() == {"none"}
-    assert set(lessons_00_01.WHY) <= set(REGISTRY)  # the sharper hints name encodings that exist
-    for name in set(REGISTRY) - lessons_00_01.invariant():
-        hint = lessons_00_01.why(name)
-        assert hint and (name in lessons_00_01.WHY or hint.startswith(name)), (name, hint)
+    assert lesson_00.invariant() == {"none"}
+    assert set(lesson_00.WHY) <= set(REGISTRY)  # the sharper hints name encodings that exist
+    for name in set(REGISTRY) - lesson_00.invariant():
+        hint = lesson_00.why(name)
+        assert hint and (name in lesson_00.WHY or hint.startswith(name)), (name, hint)
 
 
 def test_a_new_encoding_gets_a_hint_in_exercise_00_5_without_an_edit(monkeypatch, capsys):

@@ -9,23 +9,44 @@ checks test what an answer does, not how it is written, so any correct answer pa
 called on inputs of the check's own, a tensor is measured for the property the exercise asks for.
 No check prints the solution; the worked solutions are in the repository's ``solutions/`` folder.
 
-The checks live one file per group of lessons (``lessons_00_01.py`` ... ``lessons_12.py``); each
-registers its exercises in `EXERCISES` by id, "NN.k" for lesson NN's exercise k.
+The checks live one file per lesson (``lesson_00.py`` ... ``lesson_12.py``); each registers its
+exercises in `EXERCISES` by id, "NN.k" for lesson NN's exercise k.
 """
 
 from __future__ import annotations
 
 from minivit.exercises import (
-    lessons_00_01,
-    lessons_02_03,
-    lessons_04_06,
-    lessons_07_08,
-    lessons_09_11,
-    lessons_12,
+    lesson_00,
+    lesson_01,
+    lesson_02,
+    lesson_03,
+    lesson_04,
+    lesson_05,
+    lesson_06,
+    lesson_07,
+    lesson_08,
+    lesson_09,
+    lesson_10,
+    lesson_11,
+    lesson_12,
 )
 from minivit.exercises.core import EXERCISES, Exercise, Raised, Wrong, short
 
-GROUPS = (lessons_00_01, lessons_02_03, lessons_04_06, lessons_07_08, lessons_09_11, lessons_12)
+LESSONS = (
+    lesson_00,
+    lesson_01,
+    lesson_02,
+    lesson_03,
+    lesson_04,
+    lesson_05,
+    lesson_06,
+    lesson_07,
+    lesson_08,
+    lesson_09,
+    lesson_10,
+    lesson_11,
+    lesson_12,
+)
 
 
 def known() -> list[str]:
@@ -75,4 +96,4 @@ def check(exercise_id: str, answer: object = ...) -> bool:
     return True
 
 
-__all__ = ["EXERCISES", "GROUPS", "check", "get", "known"]
+__all__ = ["EXERCISES", "LESSONS", "check", "get", "known"]

@@ -1,0 +1,86 @@
+"""Checks for lesson 03 (learned embeddings)."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from minivit.exercises.core import (
+    Wrong,
+    exercise,
+    expect,
+    function,
+    number,
+    tensor,
+)
+
+
+@exercise("03.7", "the spread of a normal cut at ±2σ", hint="answer a number")
+def _trunc_spread(answer) -> str:
+    x = number(answer, "answer the standard deviation as a multiple of σ, e.g. 0.5")
+    phi = math.exp(-2) / math.sqrt(2 * math.pi)  # the standard normal's density at 2
+    mass = math.erf(2 / math.sqrt(2))  # P(-2 < z < 2)
+    right = math.sqrt(1 - 4 * phi / mass)
+    if abs(x - right) <= 0.002:
+        return f"{right:.3f} σ: minivit's 0.02 start has a spread of {0.02 * right:.4f}"
+    expect(x < 1, f"{x:g} is not below 1", "cutting off the tails removes the values farthest from 0")
+    raise Wrong(
+        f"{x:g} σ is not the spread of N(0, σ²) cut at ±2σ (to 3 decimals)",
+        "draw a million values with torch.nn.init.trunc_normal_(t, std=1.0, a=-2, b=2) and measure t.std()",
+    )
+
+
+@exercise("03.8", "the expected norm of a random position vector", hint="return a number")
+def _expected_norm(answer) -> str:
+    f = function(answer, "(sigma, dim)")
+    for sigma, dim in ((1.0, 64), (0.02, 64), (2.0, 16), (0.1, 160)):
+        # E|x| for x ~ N(0, sigma^2 I_dim): sigma sqrt(2) Gamma((dim + 1) / 2) / Gamma(dim / 2)
+        want = sigma * math.sqrt(2) * math.exp(math.lgamma((dim + 1) / 2) - math.lgamma(dim / 2))
+        got = number(f(sigma, dim), "return a number")
+        expect(
+            abs(got - want) <= 0.02 * want,
+            f"for σ = {sigma:g} at width {dim} you give {got:.4g}; a draw's norm averages {want:.4g}",
+            "the squared norm is the sum of dim squared entries, each of mean σ²",
+        )
+    return (
+        "about σ√dim: a σ = 1 table at width 64 has norm 8, a 0.02 table 0.16, beside tokens of norm "
+        "about 1 (the init cell)"
+    )
+
+
+def cell_contrast(table: torch.Tensor) -> float:
+    """Lesson 03's cell contrast on the 6×6 grid of 3×3 cells of 2×2 patches."""
+    from minivit import analysis
+    from minivit.posenc import grid_coords
+
+    rc = grid_coords((6, 6)).long()
+    cell = (rc[:, 0] // 2) * 3 + rc[:, 1] // 2
+    same_cell = cell[:, None] == cell[None, :]
+    steps = (analysis.grid_distances((6, 6)) ** 2).round()
+    sim = analysis.cosine_similarity(table)
+    kinds = [steps == 1, steps == 2]  # one step along a row or column, one step diagonally
+    return sum((sim[k & same_cell].mean() - sim[k & ~same_cell].mean()).item() for k in kinds) / len(kinds)
+
+
+@exercise("03.9", "a table that groups positions by cell", hint="answer a tensor [36, D]")
+def _cell_table(answer) -> str:
+    t = tensor(answer, "answer a tensor [36, D], one row per position of the 6×6 grid")
+    expect(
+        t.ndim == 2 and t.shape[0] == 36,
+        f"the answer has shape {tuple(t.shape)}, not [36, D]",
+        "one row per position of the 6×6 grid, in raster order",
+    )
+    expect(bool(torch.isfinite(t).all()), "the table holds NaN or infinity", "use finite numbers")
+    contrast = cell_contrast(t.float())
+    expect(
+        contrast > 0.5,
+        f"its cell contrast is {contrast:.2f}, not above 0.5",
+        "pairs inside a cell must be more alike than pairs the same step apart across a boundary (a "
+        "smooth layout scores 0): the 4 positions of a cell are the patches (r, c) with the same "
+        "(r // 2, c // 2)",
+    )
+    return (
+        f"cell contrast {contrast:.2f}: positions grouped by the 9 cells, as what training adds to the "
+        "zeros and 0.02 tables on this task"
+    )

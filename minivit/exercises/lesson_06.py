@@ -1,0 +1,124 @@
+"""Checks for lesson 06 (ALiBi)."""
+
+from __future__ import annotations
+
+import torch
+
+from minivit.exercises.core import (
+    Wrong,
+    exercise,
+    expect,
+    function,
+    indices,
+    number,
+    same,
+    seeded,
+    tensor,
+)
+
+
+@exercise(
+    "06.1", "the permutation that mirrors a grid left to right", hint="return a tensor [gh·gw] of indices"
+)
+def _mirror_perm(answer) -> str:
+    from minivit import ViT, ViTConfig
+    from minivit.data import relation, shuffle_patches
+
+    f = function(answer, "(grid)")
+    for gh, gw in ((6, 6), (3, 5), (4, 2)):
+        image = torch.arange(gh * gw, dtype=torch.float32).view(1, 1, gh, gw)  # one pixel a patch
+        perm = indices(f((gh, gw)), "a tensor [gh·gw] for the grid it is given: every patch once", gh * gw)
+        expect(
+            bool((perm.sort().values == torch.arange(gh * gw)).all()),
+            f"for grid ({gh}, {gw}) the answer is not a permutation of 0..{gh * gw - 1}",
+            "patch perm[i] of the input lands at place i: every patch once",
+        )
+        moved = shuffle_patches(image, 1, perm)
+        expect(
+            not torch.equal(moved, image.flip(-2)) or gh == 1,
+            f"for grid ({gh}, {gw}) your permutation mirrors top to bottom",
+            "mirror left to right: patch (r, c) takes the place of (r, gw − 1 − c)",
+        )
+        expect(
+            torch.equal(moved, image.flip(-1)),
+            f"for grid ({gh}, {gw}) the patches do not land mirrored",
+            "patch (r, c) of the mirrored grid is patch (r, gw − 1 − c) of the original",
+        )
+    images = relation(8, image_size=24, seed=3).images
+    perm = indices(f((6, 6)), "return a tensor [gh·gw] of patch indices", 36)
+    change = {}
+    for position in ("alibi2d", "rope-axial"):
+        with seeded(0):
+            model = ViT(
+                ViTConfig(image_size=24, patch_size=4, num_classes=4, heads=4, position=position, pool="cls")
+            ).eval()
+        with torch.no_grad():
+            for p in model.parameters():
+                p.normal_(std=0.3, generator=torch.Generator().manual_seed(p.numel()))
+            change[position] = (model(shuffle_patches(images, 4, perm)) - model(images)).abs().max().item()
+    return (
+        f"it mirrors every grid; with pool='cls' the alibi2d model's output moves by {change['alibi2d']:.0e} "
+        f"(still blind to the mirror: the class token's zero bias is mirror-symmetric too), "
+        f"rope-axial's by {change['rope-axial']:.2f}"
+    )
+
+
+def _prior_distance(grid, heads: int, scale: float = 1.0) -> torch.Tensor:
+    from minivit import analysis
+    from minivit.posenc import build
+
+    enc = build("alibi2d", dim=8 * heads, heads=heads, depth=1, grid=grid)
+    enc.slopes *= scale
+    return analysis.mean_attention_distance(enc.attn_bias(grid, 0).softmax(-1)[None], grid).double()
+
+
+@exercise(
+    "06.4", "each head's mean attention distance with the slopes 16× steeper", hint="answer two numbers"
+)
+def _steeper_slopes(answer) -> str:
+    got = tensor(answer, "answer the two heads' distances, head 0 first, e.g. [1.2, 1.4]", (2,))
+    if same(got.sort().values, _prior_distance((3, 3), 2).sort().values, atol=5e-3):
+        raise Wrong(
+            "these are the distances with the slopes as they were",
+            "the encoding caches its bias per grid on the first attn_bias call: scale `slopes` before it, "
+            "or build a new encoding",
+        )
+    want = _prior_distance((3, 3), 2, 16.0)  # head 0, head 1
+    expect(
+        not same(got, want.flip(0), atol=5e-3),
+        f"{got[0]:.3f} is head 1's distance and {got[1]:.3f} head 0's: the heads are in the other order",
+        "answer [head 0, head 1]: the distances come out of mean_attention_distance in head order",
+    )
+    expect(
+        same(got, want, atol=5e-3),
+        f"{got[0]:.3f} and {got[1]:.3f} are not the two heads' distances (to 0.005)",
+        "softmax of the bias alone, as prior_distance does, with each slope 16 times larger",
+    )
+    return (
+        f"{want[0]:.2f} and {want[1]:.2f} patches: the steeper head now looks mostly next door; but any "
+        "slope "
+        "is blind to the mirror, so the relation task stays at chance"
+    )
+
+
+@exercise("06.5", "the mean attention distance of uniform attention", hint="return a number")
+def _uniform_distance(answer) -> str:
+    from minivit import analysis
+
+    f = function(answer, "(grid)")
+    for grid in ((3, 3), (4, 4), (14, 14), (2, 5), (1, 7)):
+        d = analysis.grid_distances(grid).double()
+        want = d.mean().item()
+        got = number(f(grid), "return a number")
+        n = d.shape[0]
+        if abs(got - want * n / (n - 1)) < 1e-6:
+            raise Wrong(
+                f"on grid {grid} you give {got:.4f}, the mean over other patches only",
+                "uniform attention attends to the query's own patch too, at distance 0",
+            )
+        expect(
+            abs(got - want) < 1e-6,
+            f"on grid {grid} you give {got:.4f}, the distance is {want:.4f}",
+            "average the Euclidean distance in patches over every (query, key) pair of the grid",
+        )
+    return "1.45 patches on 3×3, 2.008 on 4×4: the yardstick against which a head is 'nearly uniform'"
