@@ -34,7 +34,9 @@ writes:
 from __future__ import annotations
 
 import argparse
+import ast
 import datetime
+import functools
 import hashlib
 import json
 import math
@@ -58,6 +60,8 @@ TWO_THREADS = range(20, 24)  # seeds run on two threads, one lesson at a time
 QUICK = 60  # a lesson whose runs take less (median seconds) gets twice the runs:
 QUICK_ONE_THREAD, QUICK_TWO_THREADS = range(44), range(44, 48)
 THIN = 5  # a smallest margin under median / THIN is flagged
+NULLS = ROOT / "benchmarks" / "nulls.jsonl"  # the null runs (MINIVIT_NULL), one JSON line each
+NULL_SEEDS = {"labels": range(1000, 1008), "noise": range(2000, 2008)}  # one thread, none of the sweep's
 
 
 def planned(lesson: str, records: list[dict], now: list[dict] = ()) -> tuple[range, range]:
@@ -92,24 +96,120 @@ def source_hash(py: Path) -> str:
     return hashlib.sha256(py.read_bytes()).hexdigest()[:12]
 
 
-def code_hash(text: str) -> str:
-    """The hash of a lesson's code cells: what its claims' values depend on (prose edits keep it).
-    Cells tagged ``exercise`` are left out: they come after every claim and hold the learner's
-    answers and their checks, so an exercise added or changed keeps the runs recorded."""
+def _is_claim(node: ast.AST) -> bool:
+    """Is `node` a call of ``lesson.claim(...)``?"""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "claim"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "lesson"
+    )
+
+
+def _literal_number(node: ast.AST) -> float | None:
+    """The number a literal (``0.3``, ``-1``) holds; None for anything computed."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _literal_number(node.operand)
+        return None if inner is None else (-inner if isinstance(node.op, ast.USub) else inner)
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+    ):
+        return float(node.value)
+    return None
+
+
+def _code_cells(text: str) -> list[str]:
+    """A lesson's code cells, those tagged ``exercise`` left out (they come after every claim and hold
+    the learner's answers and their checks)."""
     import jupytext
 
     cells = jupytext.reads(text, fmt="py:percent").cells
-    code = "\n\n".join(
+    return [
         c.source.strip()
         for c in cells
         if c.cell_type == "code" and "exercise" not in c.metadata.get("tags", [])
-    )
+    ]
+
+
+def _without_bounds(cell: str) -> str:
+    """A code cell as its claims' values see it: every ``lesson.claim`` with its literal bound and its
+    ``about`` left out (a restated bound or kind judges the recorded values again, it does not change
+    them), comments and layout dropped; the cell's text where it does not parse."""
+    try:
+        tree = ast.parse(cell)
+    except SyntaxError:
+        return cell
+    for node in ast.walk(tree):
+        if _is_claim(node):
+            if len(node.args) >= 4 and _literal_number(node.args[3]) is not None:
+                node.args[3] = ast.Constant(value=0)
+            node.keywords = [k for k in node.keywords if k.arg != "about"]
+    return ast.unparse(tree)
+
+
+def code_hash(text: str) -> str:
+    """The hash of a lesson's code cells: what its claims' values depend on. Prose, comments,
+    exercise cells and a claim's literal bound (or its ``about``) are left out, so runs recorded
+    before such an edit keep counting, judged against the bound the lesson states now."""
+    code = "\n\n".join(_without_bounds(cell) for cell in _code_cells(text))
     return hashlib.sha256(code.encode()).hexdigest()[:12]
+
+
+ABOUT = ("training", "absence", "untrained")  # what a claim is about (lesson.claim's `about`)
+
+
+def claim_specs(text: str) -> dict[str, dict]:
+    """Each ``lesson.claim`` of a lesson's source with a literal name: {name: {"op", "bound" (None
+    where the bound is computed), "about"}}, as the lesson states them now."""
+    specs = {}
+    for cell in _code_cells(text):
+        try:
+            tree = ast.parse(cell)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if not (_is_claim(node) and len(node.args) >= 4):
+                continue
+            name, op = node.args[0], node.args[2]
+            if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+                continue
+            about = next((k.value for k in node.keywords if k.arg == "about"), None)
+            specs[name.value] = {
+                "op": op.value if isinstance(op, ast.Constant) else None,
+                "bound": _literal_number(node.args[3]),
+                "about": about.value if isinstance(about, ast.Constant) else "training",
+            }
+    return specs
+
+
+def judged(c: dict, spec: dict | None) -> dict:
+    """Claim record `c` judged against the bound its lesson states now (`spec`), where that bound is
+    a literal and the op is unchanged; else as recorded."""
+    if not spec or spec["bound"] is None or spec["op"] != c["op"] or spec["bound"] == c["bound"]:
+        return c
+    bound = spec["bound"]
+    value = c["value"]
+    finite = math.isfinite(value)
+    gap = (value - bound if c["op"] in (">", ">=") else bound - value) if finite else -math.inf
+    ok = (
+        finite
+        and {">": value > bound, ">=": value >= bound, "<": value < bound, "<=": value <= bound}[c["op"]]
+    )
+    return {**c, "bound": bound, "margin": gap, "passed": ok}
 
 
 def code_of_versions(py: Path) -> dict[str, str]:
     """Source hash -> code hash for every committed version of a lesson and the one on disk, so that
-    runs recorded before a prose edit still count for the code they ran."""
+    runs recorded before a prose edit still count for the code they ran (worked out once per state
+    of the file)."""
+    return _versions(py, py.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _versions(py: Path, _mtime: int) -> dict[str, str]:
     versions = {hashlib.sha256(py.read_bytes()).hexdigest()[:12]: code_hash(py.read_text())}
     rel = py.relative_to(ROOT).as_posix()
     try:
@@ -157,8 +257,9 @@ def read_records(path: Path = RECORDS) -> list[dict]:
     return records
 
 
-def run_lesson(py: Path, seed: int, threads: int, timeout: int) -> dict:
-    """Run one lesson top to bottom in a fresh kernel; returns its record."""
+def run_lesson(py: Path, seed: int, threads: int, timeout: int, null: str | None = None) -> dict:
+    """Run one lesson top to bottom in a fresh kernel (under `null`, a null run: ``MINIVIT_NULL``);
+    returns its record."""
     source = py.read_bytes()  # the text that runs is the text that is hashed, even if py is edited meanwhile
     with tempfile.TemporaryDirectory(prefix="claims-") as tmp:
         notebook = Path(tmp) / f"{py.stem}.ipynb"
@@ -187,6 +288,7 @@ def run_lesson(py: Path, seed: int, threads: int, timeout: int) -> dict:
             "MINIVIT_CLAIMS": str(claims),
             "MINIVIT_STRICT": "1",
             "MPLBACKEND": "Agg",
+            "MINIVIT_NULL": null or "",
         }
         for _attempt in range(2):  # a kernel that dies before it starts (the machine, not the lesson): again
             start = time.perf_counter()
@@ -217,6 +319,7 @@ def run_lesson(py: Path, seed: int, threads: int, timeout: int) -> dict:
         "code": code_hash(source.decode()),
         "seed": seed,
         "threads": threads,
+        **({"null": null} if null else {}),
         "ok": error is None,
         "error": error,
         "seconds": round(seconds, 1),
@@ -238,7 +341,9 @@ def lessons_named(prefixes: list[str] | None) -> list[Path]:
     return chosen
 
 
-def sweep(lessons: list[Path], jobs: int, timeout: int, one, two, records: Path = RECORDS) -> None:
+def sweep(
+    lessons: list[Path], jobs: int, timeout: int, one, two, records: Path = RECORDS, null: str | None = None
+) -> None:
     versions = {py.stem: code_of_versions(py) for py in lessons}
     recorded = read_records(records)
     now = [
@@ -247,8 +352,10 @@ def sweep(lessons: list[Path], jobs: int, timeout: int, one, two, records: Path 
         if r["lesson"] in versions
         and ran_current_code(r, LESSONS / f"{r['lesson']}.py", versions[r["lesson"]])
     ]
-    done = {(r["lesson"], r["seed"], r["threads"]) for r in now}
+    done = {(r["lesson"], r["seed"], r["threads"]) for r in now if r.get("null") == null}
     plans = {py.stem: planned(py.stem, recorded, now) for py in lessons}
+    if null:  # null runs: one thread, seeds none of the sweep's
+        plans = {name: (NULL_SEEDS[null], range(0)) for name in plans}
     todo = []  # seed by seed, the lessons side by side (one thread first, then two)
     for threads, asked in ((1, one), (2, two)):
         index = threads - 1
@@ -263,12 +370,15 @@ def sweep(lessons: list[Path], jobs: int, timeout: int, one, two, records: Path 
 
     def one_run(item):
         py, seed, threads = item
-        record = run_lesson(py, seed, threads, timeout)
+        record = run_lesson(py, seed, threads, timeout, null)
         with records.open("a") as f:  # one line at a time: an interrupted sweep keeps what ended
             f.write(json.dumps(record) + "\n")
         failed = [c["name"] for c in record["claims"] if not c["passed"]]
         state = "ok" if record["ok"] and not failed else f"FAILED {failed or record['error']}"
-        print(f"{py.stem} seed {seed} threads {threads}: {record['seconds']:.0f} s, {state}", flush=True)
+        kind = f" null {null}" if null else ""
+        print(
+            f"{py.stem} seed {seed} threads {threads}{kind}: {record['seconds']:.0f} s, {state}", flush=True
+        )
 
     ones = [t for t in todo if t[2] == 1]
     twos = [t for t in todo if t[2] == 2]
@@ -279,14 +389,20 @@ def sweep(lessons: list[Path], jobs: int, timeout: int, one, two, records: Path 
 
 
 def current(records: list[dict]) -> dict[str, list[dict]]:
-    """The records of each lesson's current source, by lesson."""
+    """The records of each lesson's current code, by lesson, each claim judged against the bound the
+    lesson states now (`judged`)."""
     by_lesson: dict[str, list[dict]] = {}
     for py in sorted(LESSONS.glob("[0-9][0-9]_*.py")):
         versions = code_of_versions(py)
+        specs = claim_specs(py.read_text())
         runs = [r for r in records if r["lesson"] == py.stem and ran_current_code(r, py, versions)]
-        latest = {(r["seed"], r["threads"]): r for r in runs}  # a run repeated after a prose edit counts once
+        # a run repeated after a prose edit counts once
+        latest = {(r.get("null"), r["seed"], r["threads"]): r for r in runs}
         if latest:
-            by_lesson[py.stem] = sorted(latest.values(), key=lambda r: (r["threads"], r["seed"]))
+            by_lesson[py.stem] = [
+                {**r, "claims": [judged(c, specs.get(c["name"])) for c in r["claims"]]}
+                for r in sorted(latest.values(), key=lambda r: (r["threads"], r["seed"]))
+            ]
     return by_lesson
 
 
@@ -296,24 +412,92 @@ def fmt(x: float) -> str:
     return f"{x:.3g}" if abs(x) >= 1e-3 else f"{x:.1e}"
 
 
-def table(records: list[dict]) -> str:
+def _per_run(runs: list[dict], name: str) -> list[list[dict]]:
+    return [[c for c in r["claims"] if c["name"] == name] for r in runs]
+
+
+def fixed(values: list[float]) -> bool:
+    """The same value in every run (two or more): a claim about recorded or exact numbers, which no
+    seed and no null run moves."""
+    finite = [v for v in values if math.isfinite(v)]
+    return (
+        len(finite) >= 2
+        and len(finite) == len(values)
+        and max(finite) - min(finite) <= 1e-9 * max(1.0, abs(finite[0]))
+    )
+
+
+def null_verdict(name: str, nulls: list[dict]) -> dict:
+    """How claim `name` fared on the null runs: per null kind, runs failed of runs made, and the
+    null's closest value to passing (its largest margin)."""
+    kinds: dict[str, dict] = {}
+    for kind in dict.fromkeys(r["null"] for r in nulls):
+        made = [cs for cs in _per_run([r for r in nulls if r["null"] == kind], name) if cs]
+        if not made:
+            continue
+        failed = sum(not all(c["passed"] for c in cs) for cs in made)
+        closest = max((c for cs in made for c in cs), key=lambda c: c["margin"])
+        kinds[kind] = {
+            "failed": failed,
+            "made": len(made),
+            "value": closest["value"],
+            "margin": closest["margin"],
+        }
+    return kinds
+
+
+def fails_its_null(kinds: dict) -> bool:
+    """A claim about training fails every null run it has, or 95% of 20 or more; and it has some."""
+    made = sum(k["made"] for k in kinds.values())
+    failed = sum(k["failed"] for k in kinds.values())
+    return made > 0 and (failed == made or (made >= 20 and failed >= 0.95 * made))
+
+
+NULL_WORDS = {
+    "labels": "every training's labels shuffled (`MINIVIT_NULL=labels`)",
+    "noise": "every gradient replaced by noise of its size (`MINIVIT_NULL=noise`)",
+}
+
+
+def table(records: list[dict], null_records: list[dict] = ()) -> str:
     lines = [
-        "# Claims and their margins",
+        "# Claims, their margins and their nulls",
         "",
         "Every claim a lesson makes about a trained model (or about numbers that change with the seed)",
         "goes through `lesson.claim(name, value, op, bound)`. The margin sweep runs every lesson top to",
-        "bottom with seeds 0-19 on one thread and seeds 20-23 on two threads (a lesson that runs in under",
-        "a minute: seeds 0-43 and 44-47) and records each claim's margin: how far its value lies from its",
-        "bound on the passing side (negative: the claim failed). Runs recorded earlier with other seeds",
-        "(10 and 11 on two threads) count too.",
+        "bottom with seeds 0-19 on one thread and seeds 20-23 on two threads (a lesson whose runs take",
+        "under a minute on two threads: seeds 0-43 and 44-47) and records each claim's margin: how far",
+        "its value lies from its bound on the passing side (negative: the claim failed). Runs recorded",
+        "earlier with other seeds (10 and 11 on two threads) count too. Each claim is judged against the",
+        "bound its lesson states now (a restated bound judges the recorded values again).",
         "",
-        "    python benchmarks/claims.py    # resumable; --lessons 05 07 for a few; --table to redraw",
+        "    python benchmarks/claims.py                   # resumable; --lessons 05 07 for a few",
+        "    python benchmarks/claims.py --null labels     # the null runs (also --null noise)",
+        "    python benchmarks/claims.py --table           # redraw this page from what is recorded",
+        "",
+        "**The null runs.** A bound placed from runs where the effect exists does not show that the",
+        "effect exists. So each lesson also runs with the effect's cause taken away (`minivit.nulls`,",
+        "seeds none of the sweep's, one thread, `benchmarks/nulls.jsonl`): every training's labels",
+        "shuffled (nothing about the task can be learned), and where a claim is about how far training",
+        "moves something, every gradient replaced by noise of its size (the optimizer moves every weight",
+        "as far, in no direction the task gives). A claim about training must fail on every null run",
+        "(or on 95% of 20 or more). What each claim is about (the `about` column):",
+        "",
+        "- *training*: an effect of training on the task; it must fail its null;",
+        "- *absence*: that something does not happen (a model stays at chance, a table gains no layout);",
+        "  a null passes it too, so it is shown against a control that does learn (named in the lesson's",
+        "  claims index);",
+        "- *untrained*: about random draws or untrained models; training is not its cause;",
+        "- *fixed*: the same value in every run (recorded results, exact numbers); no seed and no null",
+        "  moves it.",
         "",
         f"A claim is flagged (⚠) when it fails a run, when its smallest margin is under a {THIN}th of",
         "its median margin (a claim that only just holds on some machine), or when its runs split into",
         "two groups, the gap between them wider than the spread within each (⚠ 2: some runs took",
-        "another route). Runs are of each lesson's current source; the machines and torch builds they",
-        "ran on are listed per lesson.",
+        "another route); a claim about training is flagged ⚠ null when a null run passes it, and",
+        f"⚠ near when its null comes within a {THIN}th of the real runs' median margin of passing. Runs",
+        "are of each lesson's current code; the machines and torch builds they ran on are listed per",
+        "lesson.",
         "",
         "On a learner's machine a claim that misses does not stop the lesson: it prints a warning block",
         "with this run's value, the bound and what this sweep saw (runs passed of runs made, the range),",
@@ -321,6 +505,7 @@ def table(records: list[dict]) -> str:
         "",
     ]
     by_lesson = current(records)
+    nulls_by_lesson = current(list(null_records)) if null_records else {}
     every = [py.stem for py in sorted(LESSONS.glob("[0-9][0-9]_*.py"))]
     wanted = {name: sum(map(len, planned(name, records, by_lesson.get(name, [])))) for name in every}
     short = [
@@ -331,6 +516,8 @@ def table(records: list[dict]) -> str:
     if short:
         lines += [f"Not yet run as many times as planned with their current code: {', '.join(short)}.", ""]
     for lesson, runs in by_lesson.items():
+        specs = claim_specs((LESSONS / f"{lesson}.py").read_text())
+        nulls = nulls_by_lesson.get(lesson, [])
         machines = sorted({f"{r['cpu']}, torch {r['torch']}" for r in runs})
         stopped = [r for r in runs if not r["ok"]]
         seconds = {t: statistics.median(r["seconds"] for r in runs if r["threads"] == t) for t in (1, 2)
@@ -344,29 +531,56 @@ def table(records: list[dict]) -> str:
         )
         for r in stopped:
             lines.append(f"- ⚠ seed {r['seed']}, {r['threads']} threads: the lesson stopped: `{r['error']}`")
-        lines += [
-            "",
-            "| claim | op bound | runs passed | smallest margin | median margin | |",
-            "|---|---|---|---|---|---|",
-        ]
         names: list[str] = []
         for r in runs:
             for c in r["claims"]:
                 if c["name"] not in names:
                     names.append(c["name"])
+        rows, abouts = [], []
         for name in names:
-            per_run = [[c for c in r["claims"] if c["name"] == name] for r in runs]
+            per_run = _per_run(runs, name)
             margins = [c["margin"] for cs in per_run for c in cs]
             passed = sum(bool(cs) and all(c["passed"] for c in cs) for cs in per_run)
             first = next(c for cs in per_run for c in cs)
             smallest, median = min(margins), statistics.median(margins)
+            about = "fixed" if fixed([c["value"] for cs in per_run for c in cs]) else (
+                specs.get(name, {}).get("about", "training"))  # fmt: skip
+            abouts.append(about)
             thin = passed < len(runs) or smallest < median / THIN
-            flag = "⚠ 2" if two_groups(margins) else "⚠" if thin else ""
-            lines.append(
-                f"| {name} | {first['op']} {first['bound']:g} | {passed}/{len(runs)} | {fmt(smallest)} "
-                f"| {fmt(median)} | {flag} |"
+            flags = ["⚠ 2" if two_groups(margins) else "⚠" if thin else ""]
+            kinds = null_verdict(name, nulls) if about != "fixed" else {}
+            failed = "; ".join(f"{k['failed']}/{k['made']} {kind}" for kind, k in kinds.items()) or "—"
+            closest = "; ".join(fmt(k["value"]) for k in kinds.values()) or "—"
+            if about == "training" and kinds:
+                if not fails_its_null(kinds):
+                    flags.append("⚠ null")
+                elif -max(k["margin"] for k in kinds.values()) < median / THIN:
+                    flags.append("⚠ near")
+            flag = " ".join(filter(None, flags))
+            rows.append(
+                f"| {name} | {about} | {first['op']} {first['bound']:g} | {passed}/{len(runs)} "
+                f"| {fmt(smallest)} | {fmt(median)} | {failed} | {closest} | {flag} |"
             )
-        lines.append("")
+        by_kind = {kind: sorted(r["seed"] for r in nulls if r["null"] == kind) for kind in NULL_WORDS}
+        made = [f"{len(seeds_)} with {NULL_WORDS[kind]}, seeds {seeds_[0]}-{seeds_[-1]}"
+                for kind, seeds_ in by_kind.items() if seeds_]  # fmt: skip
+        if "training" not in abouts:
+            lines.append("No claim about training: its claims need no null.")
+        elif made:
+            lines.append(f"Null runs: {'; '.join(made)}; one thread.")
+        else:
+            lines.append("No null runs of its current code yet.")
+        for r in nulls:
+            if not r["ok"]:
+                lines.append(f"- null run ({r['null']}, seed {r['seed']}) stopped: `{r['error']}`")
+        lines += [
+            "",
+            "| claim | about | op bound | runs passed | smallest margin | median margin | null runs failed "
+            "| null's closest | |",
+            "|---|---|---|---|---|---|---|---|---|",
+            *rows,
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -403,8 +617,7 @@ def summary(records: list[dict]) -> dict:
     for lesson, runs in current(records).items():
         claims: dict[str, dict] = {}
         for name in dict.fromkeys(c["name"] for r in runs for c in r["claims"]):
-            per_run = [[c for c in r["claims"] if c["name"] == name] for r in runs]
-            made = [cs for cs in per_run if cs]
+            made = [cs for cs in _per_run(runs, name) if cs]
             values = [c["value"] for cs in made for c in cs if math.isfinite(c["value"])]
             claims[name] = {
                 "op": made[0][0]["op"],
@@ -446,17 +659,27 @@ def main() -> None:
         help="the JSON-lines file of runs; another than benchmarks/claims.jsonl is a check kept apart: "
         "reported against the sweep, the course's table left alone",
     )
+    parser.add_argument(
+        "--null",
+        choices=("labels", "noise"),
+        help="null runs (minivit.nulls): every training's labels shuffled, or its gradients replaced by "
+        "noise; recorded in benchmarks/nulls.jsonl, seeds 1000-1007 (labels) or 2000-2007 (noise), "
+        "one thread",
+    )
     args = parser.parse_args()
+    if args.null and args.records == RECORDS:
+        args.records = NULLS
     if args.jobs < 1:
         sys.exit(f"--jobs {args.jobs}: use 1 or more")
     if not args.table:
         sweep(lessons_named(args.lessons), args.jobs, args.timeout, args.seeds, args.two_thread_seeds,
-              args.records)  # fmt: skip
+              args.records, args.null)  # fmt: skip
     records = read_records(args.records)
-    if args.records.resolve() != RECORDS.resolve():  # a check kept apart: the course's table stays
-        print(held_out(current(records), current(read_records(RECORDS))))
+    if args.records.resolve() not in (RECORDS.resolve(), NULLS.resolve()):  # a check kept apart
+        print(held_out(current(records), current(read_records(RECORDS))))  # the course's table stays
         return
-    TABLE.write_text(table(records))
+    records = read_records(RECORDS)
+    TABLE.write_text(table(records, read_records(NULLS)))
     SUMMARY.write_text(json.dumps(summary(records), indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {TABLE.relative_to(ROOT)} and {SUMMARY.relative_to(ROOT)}")
 

@@ -32,7 +32,7 @@ from torch import Tensor, nn
 from torch.func import functional_call, stack_module_state, vmap
 from torch.utils.data import TensorDataset
 
-from minivit import memory
+from minivit import memory, nulls
 from minivit.attention import Attention
 from minivit.augment import Augment
 from minivit.batches import _Batches, augment_seed
@@ -41,6 +41,7 @@ from minivit.datachecks import check_train_set, is_regression
 from minivit.devices import autocast_dtype, pick_device
 from minivit.evaluate import evaluate
 from minivit.fitchecks import MAX_SEED, _Settings, check_fit_options
+from minivit.nulls import NoiseGradients
 from minivit.progress import History, _Meter, _progress
 from minivit.schedule import lr_at
 from minivit.step import _optimizer
@@ -182,8 +183,11 @@ class _Data:
         classes: int | None,
         device: torch.device,
     ):
-        for k, ds in enumerate(trains):
+        for ds in trains:
             check_train_set(ds, classes)
+        if nulls.kind() == "labels":  # a null run: each member's labels shuffled as its own fit would
+            trains = [nulls.training_set(ds, seed) for ds, seed in zip(trains, seeds, strict=True)]
+        for k, ds in enumerate(trains):
             if ds.tensors[0].shape != trains[0].tensors[0].shape:
                 raise ValueError(
                     f"member {k}'s training images are {tuple(ds.tensors[0].shape)} and member 0's "
@@ -260,6 +264,7 @@ class _Stack:
             self.forward = torch.compile(self.forward, mode=None if compile is True else compile)
         self.graphs = compile == "reduce-overhead" and self.device.type == "cuda"
         self.settings, self.opt = settings, _optimizer(self.models[0], settings, self.params)
+        self.noise = NoiseGradients(seeds[0], self.device, members=len(models))  # MINIVIT_NULL=noise
         dtype = autocast_dtype(self.device, precision)
         if dtype == torch.float16:
             if precision == "fp16":
@@ -287,6 +292,7 @@ class _Stack:
         loss = losses.view(len(x), -1).mean(1)
         self.opt.zero_grad(set_to_none=True)
         loss.sum().backward()
+        self.noise(self.params.values())
         if s.grad_clip:
             self.clip(s.grad_clip)
         self.opt.step()

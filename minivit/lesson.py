@@ -41,6 +41,7 @@ from pathlib import Path
 
 import torch
 
+from minivit import nulls
 from minivit.checks import check_whole
 from minivit.devices import prefer_device
 from minivit.train import seed_everything
@@ -120,6 +121,7 @@ def setup(device: str | None = "cpu") -> int:
     chosen, count = seed(), threads()  # every variable checked before anything is set
     claims_file()
     strict()
+    nulls.kind()  # MINIVIT_NULL: a null run (benchmarks/claims.py --null)
     prefer_device(device)
     seed_everything(chosen)
     torch.set_num_threads(count)

@@ -12,6 +12,7 @@ from torch import Tensor, nn
 
 from minivit.devices import autocast_dtype, wrap
 from minivit.fitchecks import _Settings
+from minivit.nulls import NoiseGradients
 from minivit.schedule import lr_at
 
 
@@ -62,6 +63,7 @@ class _Step:
         self.scaler = torch.amp.GradScaler(device.type, enabled=dtype == torch.float16)
         self.net = wrap(model, device, world, compile)
         self.graphs = compile == "reduce-overhead" and device.type == "cuda"
+        self.noise = NoiseGradients(settings.seed, device)  # MINIVIT_NULL=noise: a null run
 
     def __call__(self, step: int, x: Tensor, target: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
         s = self.settings
@@ -74,6 +76,7 @@ class _Step:
             loss, correct = self.objective(self.net(x), target, y)
         self.opt.zero_grad(set_to_none=True)
         self.scaler.scale(loss).backward()
+        self.noise(self.model.parameters())
         if s.grad_clip:
             self.scaler.unscale_(self.opt)
             nn.utils.clip_grad_norm_(self.model.parameters(), s.grad_clip)
