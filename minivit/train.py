@@ -39,7 +39,7 @@ import torch
 from torch import Tensor, nn
 from torch.utils.data import TensorDataset
 
-from minivit import memory
+from minivit import memory, nulls
 from minivit.augment import Augment
 from minivit.batches import _Batches, augment_seed, seed_everything
 from minivit.checkpoint import (
@@ -255,6 +255,7 @@ class _Run:
         classes = int(getattr(getattr(model, "config", None), "num_classes", 0)) or None
         check_task(model, train)
         check_train_set(train, classes)
+        train = nulls.training_set(train, settings.seed)  # MINIVIT_NULL=labels: a null run
         if augment:
             augment.check_size(*train.tensors[0].shape[-2:])
         self.regression = is_regression(train)
