@@ -3,6 +3,7 @@ image whenever a control moves."""
 
 from __future__ import annotations
 
+import base64
 import io
 import operator
 from collections.abc import Callable, Mapping
@@ -34,7 +35,29 @@ def explorer(view: Callable[..., Figure], controls: Mapping[str, W.ValueWidget])
     for c in controls.values():
         c.observe(draw, names="value")
     draw()
-    return W.VBox([W.HBox(list(controls.values())), image])
+    return with_picture(W.VBox([W.HBox(list(controls.values())), image]), image)
+
+
+def with_picture(box: W.VBox, image: W.Image) -> W.VBox:
+    """`box`, which when displayed also leaves `image`'s picture (as it is then: an explorer's first
+    state, where a lesson shows it as it builds it) as a static PNG in the same output.
+
+    A front end picks one type from the output: JupyterLab ranks the widget view above a PNG, so a
+    running notebook shows the live widget; a reader that has no widget manager or no saved state for
+    the widget (GitHub, nbconvert and nbviewer without the state, an untrusted notebook in JupyterLab,
+    the website, whose build drops widget views) shows the PNG instead of the `VBox(...)` text. That
+    text stays the VBox's own, which nbval compares (nbval skips PNGs): hence set on the instance, as
+    a subclass would change the class name the text starts with. Under ipywidgets 7 (Colab's), which
+    displays widgets through `_ipython_display_`, the widget alone is shown, as before."""
+
+    def bundle(**kwargs) -> dict:
+        data = W.VBox._repr_mimebundle_(box, **kwargs)
+        if data is not None and image.value:
+            data["image/png"] = base64.b64encode(bytes(image.value)).decode("ascii")
+        return data
+
+    box._repr_mimebundle_ = bundle
+    return box
 
 
 def slider(value, lo, hi, description, step=1, **kw) -> W.ValueWidget:
