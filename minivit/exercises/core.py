@@ -9,10 +9,16 @@ the learner's function on inputs of their own, or measure the property the answe
 from __future__ import annotations
 
 import functools
+import linecache
 import math
+import signal
+import sysconfig
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 from torch import Tensor
@@ -28,11 +34,92 @@ class Wrong(Exception):
 
 class Raised(Exception):
     """The learner's own function raised `error` when the check called it (see `function`): told
-    apart from an error of the check itself, which `check` reports as such."""
+    apart from an error of the check itself, which `check` reports as such. `where` is the line of
+    the learner's code it came from ("" when none of it is the learner's)."""
 
     def __init__(self, error: Exception):
         super().__init__(error)
         self.error = error
+        self.where = learner_line(error.__traceback__)
+
+
+class TooLong(BaseException):
+    """The check ran past its time limit (see `time_limit`). A BaseException, as KeyboardInterrupt
+    is, so that it passes through the learner's `except Exception` and through `function`."""
+
+
+class Forbidden(BaseException):
+    """The learner's function called the package's own answer to the exercise (see `function`)."""
+
+
+_LIBRARY = tuple(
+    str(Path(p).resolve())
+    for p in {Path(__file__).parents[1], *(sysconfig.get_path(k) for k in ("stdlib", "purelib", "platlib"))}
+)
+
+
+def learner_line(tb) -> str:
+    """The deepest line of a traceback that is the learner's own code, not minivit's, torch's or
+    Python's: "answer_07_4, line 5: `x = cells[18]`"; "" when there is none."""
+    found = ""
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        name = code.co_filename
+        if not name.startswith("<frozen") and not str(Path(name).resolve()).startswith(_LIBRARY):
+            text = linecache.getline(name, tb.tb_lineno).strip()
+            found = f"{code.co_name}, line {tb.tb_lineno}" + (f": `{short(text, 80)}`" if text else "")
+        tb = tb.tb_next
+    return found
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Stop what runs inside after `seconds` by raising TooLong, from a timer signal: in the main
+    thread of a process with SIGALRM (a notebook's kernel, a script, pytest). Elsewhere (Windows,
+    another thread), or with `seconds` None, it runs without a limit. A timer already running with
+    less time left is left alone; one with more is put back afterwards with what it has left."""
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if seconds is None or not usable:
+        yield
+        return
+    outer = signal.getitimer(signal.ITIMER_REAL)[0]
+    if 0 < outer <= seconds:
+        yield
+        return
+
+    def stop(signum, frame):
+        raise TooLong
+
+    start = time.monotonic()
+    handler = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, handler)
+        if outer > 0:
+            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 1e-3))
+
+
+def _refused(*args, **kwargs):
+    # runs as the package function's code, with its module's globals: reach Forbidden by import
+    raise __import__("minivit.exercises.core", fromlist=["Forbidden"]).Forbidden
+
+
+@contextmanager
+def forbidden(package_function: Callable | None) -> Iterator[None]:
+    """While inside, `package_function` raises Forbidden when called, under whatever name the
+    learner imported it: its code is swapped, not a module's attribute."""
+    if package_function is None:
+        yield
+        return
+    code = package_function.__code__
+    package_function.__code__ = _refused.__code__
+    try:
+        yield
+    finally:
+        package_function.__code__ = code
 
 
 @dataclass(frozen=True)
@@ -122,6 +209,7 @@ def tensor(answer: object, hint: str, shape: tuple[int, ...] | None = None) -> T
         t = torch.as_tensor(answer.detach() if isinstance(answer, Tensor) else answer)
     except (TypeError, ValueError, RuntimeError):
         raise Wrong(f"the answer is {kind(answer)}, not a tensor", hint) from None
+    expect(t.device.type != "meta", "the answer is a tensor on the meta device, which holds no values", hint)
     expect(not t.is_complex(), "the answer holds complex numbers, not real ones", hint)
     if shape is not None:
         t = fit(t, shape, hint)
@@ -147,19 +235,29 @@ def indices(answer: object, hint: str, n: int) -> Tensor:
     return t.long()
 
 
-def function(answer: object, signature: str) -> Callable:
+def function(answer: object, signature: str, *, refuse: tuple[Callable, str, str] | None = None) -> Callable:
     """The answer as a function; `signature` shows how it is called. What the function raises comes
-    out as `Raised`, so that `check` can tell the learner's error from one of its own."""
+    out as `Raised`, so that `check` can tell the learner's error from one of its own.
+
+    `refuse` = (package function, its name, hint): the package's own answer to the exercise, which
+    the learner's function may neither be nor call (Wrong if it does); the check's own code still
+    calls it for the values it compares with."""
     expect(
         callable(answer),
         f"the answer is {kind(answer)}, not a function",
         f"define it as `def answer_NN_k{signature}:` and pass the function itself (no parentheses)",
     )
+    package_function, name, hint = refuse if refuse is not None else (None, "", "")
 
     @functools.wraps(answer)  # type: ignore[arg-type]
     def call(*args, **kwargs):
         try:
-            return answer(*args, **kwargs)  # type: ignore[operator]
+            with forbidden(package_function):
+                return answer(*args, **kwargs)  # type: ignore[operator]
+        except Forbidden:
+            raise Wrong(
+                f"your answer calls {name}, the package's own answer to this exercise", hint
+            ) from None
         except Exception as error:
             raise Raised(error) from error
 

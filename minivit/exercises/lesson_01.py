@@ -107,7 +107,17 @@ def _causal_bias(answer) -> str:
     hint="return a tensor of the weights' shape whose rows sum to 1",
 )
 def _temperature_from_weights(answer) -> str:
-    f = function(answer, "(weights, T)")
+    from minivit import analysis
+
+    f = function(
+        answer,
+        "(weights, T)",
+        refuse=(
+            analysis.with_temperature,
+            "analysis.with_temperature",
+            "the exercise asks you to write it: what does a weight's power do to the logits?",
+        ),
+    )
     g = torch.Generator().manual_seed(0)
     logits = 2 * torch.randn(3, 7, 7, generator=g, dtype=torch.float64)
     weights = logits.softmax(-1)

@@ -157,6 +157,7 @@ def _lesson_pe() -> torch.Tensor:
 @exercise("02.5", "an M that scores by signed offset", hint="answer a tensor M [32, 32]")
 def _commuting_m(answer) -> str:
     m = tensor(answer, "answer M as a tensor [32, 32]", (32, 32))
+    expect(bool(torch.isfinite(m).all()), "M holds NaN or infinity", "use finite numbers")
     pe = _lesson_pe()
     s = pe @ m @ pe.T  # (64, 64)
     scale = (s.max() - s.min()).item()

@@ -57,10 +57,18 @@ def _one_per_puzzle(answer, n: int, what: str) -> list:
 def _forced(answer) -> str:
     from minivit.data import lst
 
-    f = function(answer, "(cells)")
+    f = function(
+        answer,
+        "(cells)",
+        refuse=(
+            lst.forced,
+            "lst.forced",
+            "enumerate lst.latin_squares() yourself: keep the squares that agree with every shown cell",
+        ),
+    )
     cells, grades = _puzzles()
-    got = indices(f(cells.clone()), "return a tensor [P] of symbols 1-4, one per puzzle", len(cells))
     want = lst.forced(cells)
+    got = indices(f(cells.clone()), "return a tensor [P] of symbols 1-4, one per puzzle", len(cells))
     wrong = (got != want).nonzero().reshape(-1).tolist()
     if wrong:
         by_grade = sorted({grades[i] for i in wrong}, key=lst.GRADES.index)
@@ -80,35 +88,116 @@ def _key(k):
     return tuple(k) if isinstance(k, list) else k
 
 
+def _view(p: list[int]) -> tuple:
+    """A puzzle's view (the query's index, its row, its column), computed apart from `lst.views`."""
+    q = p.index(5)
+    r, c = divmod(q, 4)
+    return q, tuple(p[r * 4 : r * 4 + 4]), tuple(p[c::4])
+
+
+def _view_pairs(base: torch.Tensor, g: torch.Generator) -> tuple[list[list[int]], dict[str, list]]:
+    """Puzzles in pairs that differ in one way each: outside the view (one view), or in the view (two
+    views): a value in the query's row or column, the order of the row's or column's cells (which
+    sorting, summing or dropping the blanks loses), or the query's place with the rest alike once the
+    query is blanked. Returns the puzzles and, by kind, the index pairs."""
+
+    def pick(options: list) -> object:
+        return options[int(torch.randint(len(options), (1,), generator=g))]
+
+    puzzles: list[list[int]] = []
+    pairs: dict[str, list] = {k: [] for k in ("outside", "row", "column", "row order", "column order")}
+    pairs["query"] = []
+
+    def add(sort: str, a: list[int], b: list[int]) -> None:
+        pairs[sort].append((len(puzzles), len(puzzles) + 1))
+        puzzles.extend([a, b])
+
+    for p in base.tolist():
+        q = p.index(5)
+        r, c = divmod(q, 4)
+        lines = {
+            "row": [r * 4 + k for k in range(4) if k != c],
+            "column": [k * 4 + c for k in range(4) if k != r],
+        }
+        outside = [i for i in range(16) if i // 4 != r and i % 4 != c]
+        for sort, cells in (("outside", outside), *lines.items()):
+            i = pick(cells)
+            changed = list(p)
+            changed[i] = (p[i] + 1 + int(torch.randint(4, (1,), generator=g))) % 5  # another of 0-4
+            add(sort, p, changed)
+        for sort, cells in lines.items():
+            swaps = [(i, j) for i in cells for j in cells if i < j and p[i] != p[j]]
+            for blank in (True, False):  # a symbol and a blank, two symbols
+                chosen = [s for s in swaps if (0 in (p[s[0]], p[s[1]])) == blank]
+                if chosen:
+                    i, j = pick(chosen)
+                    swapped = list(p)
+                    swapped[i], swapped[j] = p[j], p[i]
+                    add(sort + " order", p, swapped)
+        blanks = [k for k in range(4) if k != c and p[r * 4 + k] == 0]
+        if blanks:  # the query moves to a blank of its row; its new column takes the old one's cells
+            c2 = pick(blanks)
+            moved = list(p)
+            moved[q], moved[r * 4 + c2] = 0, 5
+            for i in range(4):
+                if i != r:
+                    moved[i * 4 + c2] = p[i * 4 + c]
+            add("query", p, moved)
+    return puzzles, pairs
+
+
+_VIEW_MISSES = {  # kind of pair: (what a key that gives both one key misses, hint)
+    "row": (
+        "two puzzles whose query rows differ get one key",
+        "the view holds the query's row: its cells as they are",
+    ),
+    "column": (
+        "two puzzles whose query columns differ get one key",
+        "the view holds the query's column too, not only its row",
+    ),
+    "row order": (
+        "two puzzles whose query rows hold the same symbols in another order get one key",
+        "the view holds each cell of the row where it is: sorting, summing or dropping the blanks loses that",
+    ),
+    "column order": (
+        "two puzzles whose query columns hold the same symbols in another order get one key",
+        "the view holds each cell of the column where it is: sorting, summing or dropping the blanks "
+        "loses that",
+    ),
+    "query": (
+        "two puzzles whose queries sit in different cells, with the other cells of their rows and columns "
+        "alike, get one key",
+        "the view holds where the query is: keep its index, or its 5 in the row and the column",
+    ),
+}
+
+
 @exercise(
     "07.5",
     "a key of each puzzle's view",
     hint="return one hashable key per puzzle (a string or a tuple), equal exactly when the views are equal",
 )
 def _views(answer) -> str:
-    f = function(answer, "(cells)")
+    from minivit.data import lst
+
+    f = function(
+        answer,
+        "(cells)",
+        refuse=(
+            lst.views,
+            "lst.views",
+            "build the key from the query's index, its row and its column yourself",
+        ),
+    )
     base, _ = _puzzles()
-    g = torch.Generator().manual_seed(0)
-    pairs = {"outside": [], "row": [], "column": []}  # puzzles that differ in one cell there
-    variants = []
-    for p in base[:30]:
-        q = int((p == 5).nonzero())
-        r, c = divmod(q, 4)
-        where = {
-            "outside": [i for i in range(16) if i // 4 != r and i % 4 != c],
-            "row": [r * 4 + k for k in range(4) if k != c],
-            "column": [k * 4 + c for k in range(4) if k != r],
-        }
-        for name, cells in where.items():
-            i = cells[int(torch.randint(len(cells), (1,), generator=g))]
-            changed = p.clone()
-            changed[i] = (p[i] + 1 + int(torch.randint(4, (1,), generator=g))) % 5  # another of 0-4
-            pairs[name].append((len(variants), len(variants) + 1))
-            variants += [p, changed]
-    cells = torch.stack(variants)
+    puzzles, pairs = _view_pairs(base[:30], torch.Generator().manual_seed(0))
+    cells = torch.tensor(puzzles)
     keys = [_key(k) for k in _one_per_puzzle(f(cells.clone()), len(cells), "one key")]
     try:
-        equal = {name: [keys[a] == keys[b] for a, b in ab] for name, ab in pairs.items()}
+        equal = {sort: [keys[a] == keys[b] for a, b in ab] for sort, ab in pairs.items()}
+        views_of: dict = {}
+        for key, p in zip(keys, puzzles, strict=True):
+            views_of.setdefault(key, set()).add(_view(p))
     except TypeError:
         raise Wrong("the keys cannot be compared", "return strings or tuples") from None
     expect(
@@ -116,15 +205,18 @@ def _views(answer) -> str:
         "two puzzles that differ only outside the query's row and column get two keys",
         "the view is the query's cell with its row and its column: what lies elsewhere is no part of it",
     )
+    for sort, (what, hint) in _VIEW_MISSES.items():
+        expect(not any(equal[sort]), what, hint)
+    shared = next((v for v in views_of.values() if len(v) > 1), None)
     expect(
-        not any(equal["row"]),
-        "two puzzles whose query rows differ get one key",
-        "the view holds the query's row: its four cells as they are",
+        shared is None,
+        f"{len(shared or ())} puzzles with different views get one key",
+        "the key must tell every view apart: the query's index, and its row and column cell by cell",
     )
     expect(
-        not any(equal["column"]),
-        "two puzzles whose query columns differ get one key",
-        "the view holds the query's column too, not only its row",
+        len(views_of) == len({_view(p) for p in puzzles}),
+        "two puzzles with one view get two keys",
+        "the key must depend on the view alone",
     )
     return (
         "one key per view: a binary or ternary puzzle's view fixes its answer, and over half the held-out "
@@ -138,16 +230,27 @@ def _views(answer) -> str:
     hint='return one of "binary", "ternary", "quaternary" per puzzle',
 )
 def _grades(answer) -> str:
-    f = function(answer, "(cells)")
+    from minivit.data import lst
+
+    f = function(
+        answer,
+        "(cells)",
+        refuse=(
+            lst.grades,
+            "lst.grades",
+            "grade each puzzle from the symbols its query's row and column show",
+        ),
+    )
     cells, want = _puzzles()
     got = _one_per_puzzle(f(cells.clone()), len(cells), "one grade")
     wrong = [i for i, (a, b) in enumerate(zip(got, want, strict=True)) if a != b]
     if wrong:
         i = wrong[0]
+        mixed = sorted({want[j] for j in wrong}, key=lst.GRADES.index)
         raise Wrong(
-            f"{len(wrong)} of {len(cells)} grades differ, e.g. puzzle {i}: {got[i]!r} where it is "
-            f"{want[i]!r}",
-            "binary: the query's row alone, or its column alone, shows the three other symbols; ternary: "
-            "only the two together do; quaternary: neither",
+            f"{len(wrong)} of {len(cells)} grades differ ({', '.join(mixed)} puzzles), e.g. puzzle {i}: "
+            f"{got[i]!r} where it is {want[i]!r}",
+            "reread the grades' definition in the lesson, then print one of these puzzles' row and column "
+            "and the different symbols each shows, and the two together",
         )
     return "binary, ternary and quaternary as lst.grades has them: how much of the grid the deduction needs"

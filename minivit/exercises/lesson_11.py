@@ -94,7 +94,15 @@ def _offset_fraction(answer) -> str:
     from minivit import analysis
     from minivit.posenc import grid_coords
 
-    f = function(answer, "(scores, grid)")
+    f = function(
+        answer,
+        "(scores, grid)",
+        refuse=(
+            analysis.offset_dependence,
+            "analysis.offset_dependence",
+            "group the pairs by offset and average them yourself",
+        ),
+    )
     g = torch.Generator().manual_seed(0)
     results = []
     for grid in ((4, 4), (3, 5)):
@@ -104,6 +112,9 @@ def _offset_fraction(answer) -> str:
         index = (off[..., 0] + grid[0] - 1) * (2 * grid[1] - 1) + off[..., 1] + grid[1] - 1  # (N, N)
         by_offset = torch.randn(int(index.max()) + 1, generator=g, dtype=torch.float64)[index]  # offset only
         absolute = torch.randn(n, n, generator=g, dtype=torch.float64)
+        # scores away from 0 (a mean of 3, a spread of 2), as attention scores are: a share of the mean
+        # square, not of the variance, then shows
+        by_offset, absolute = 3 + 2 * by_offset, 2 * absolute
         for name, s in (
             ("offset-only", by_offset),
             ("random", absolute),
@@ -120,7 +131,7 @@ def _offset_fraction(answer) -> str:
                 abs(got - want) <= 0.02 * want + 1e-6,
                 f"for {name} scores on grid {grid} you give {got:.4g}",
                 "group the pairs (i, j) by their 2-D offset (r_i − r_j, c_i − c_j); the mean over each group "
-                "is s̄_offset",
+                "is s̄_offset; the denominator is the scores' variance (about their mean, not about 0)",
             )
             results.append(want)
     expected = (16 * 16 - 49) / (16 * 16 - 1)  # random scores: each of the 49 offset groups fits one mean

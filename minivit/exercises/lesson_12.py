@@ -128,13 +128,15 @@ def _leading_term(answer) -> str:
             )
         twice = tensor(f(a.clone(), b.clone(), 2e-3), "return a matrix", (size, size))
         once = tensor(f(a.clone(), b.clone(), 1e-3), "return a matrix", (size, size))
+        # float32 answers are right too: 1e-5 is well above its rounding, well below the t³ term's
+        # share at t = 1e-3 (about t)
         expect(
-            _near(twice, 4 * once, 1e-9),
-            "doubling t does not make your term exactly 4 times larger",
+            _near(twice, 4 * once, 1e-5),
+            "doubling t does not make your term 4 times larger",
             "the leading term alone: t² times a matrix, without the higher powers of t",
         )
         expect(
-            _near(once, 1e-6 / 2 * commutator, 1e-9),
+            _near(once, 1e-6 / 2 * commutator, 1e-5),
             "your term is not the leading term",
             "the t² term of the difference only",
         )
