@@ -158,9 +158,6 @@ def code_hash(text: str) -> str:
     return hashlib.sha256(code.encode()).hexdigest()[:12]
 
 
-ABOUT = ("training", "absence", "untrained")  # what a claim is about (lesson.claim's `about`)
-
-
 def claim_specs(text: str) -> dict[str, dict]:
     """Each ``lesson.claim`` of a lesson's source with a literal name: {name: {"op", "bound" (None
     where the bound is computed), "about"}}, as the lesson states them now."""

@@ -228,7 +228,10 @@ def _number(value) -> float:
     return float(value)
 
 
-def claim(name: str, value, op: str, bound) -> None:
+ABOUT = ("training", "absence", "untrained")  # what a claim is about (see `claim`)
+
+
+def claim(name: str, value, op: str, bound, *, about: str = "training") -> None:
     """Assert ``value op bound`` (op one of > >= < <=) for the claim called `name`.
 
     Args:
@@ -237,6 +240,12 @@ def claim(name: str, value, op: str, bound) -> None:
             bound: a mapping {label: number} (the failing label is named) or a sequence of numbers.
         op: ">", ">=", "<" or "<=".
         bound: the number the value (every value) must clear.
+        about: what the claim is about, which says what null it must fail (``benchmarks/claims.py
+            --null``, `minivit.nulls`): "training" (the default: an effect of training on the task; it
+            must fail when the labels are shuffled, or the null that removes its cause), "absence"
+            (that something does not happen, e.g. a model stays at chance: a null passes it too, and a
+            control in the lesson that does learn gives it its meaning) or "untrained" (about random
+            draws or untrained models: training is not its cause).
 
     Returns nothing, as ``assert`` does, so a cell that ends with a claim shows no value (a value
     that changes with the seed would be an output the seed check compares).
@@ -251,6 +260,8 @@ def claim(name: str, value, op: str, bound) -> None:
     """
     if op not in OPS:
         raise ValueError(f"claim {name!r}: op {op!r} is not one of {', '.join(OPS)}")
+    if about not in ABOUT:
+        raise ValueError(f"claim {name!r}: about={about!r} is not one of {', '.join(ABOUT)}")
     if isinstance(value, Mapping):
         values = {str(k): _number(v) for k, v in value.items()}
     elif isinstance(value, (list, tuple)) or (hasattr(value, "numel") and value.numel() > 1):
@@ -265,7 +276,7 @@ def claim(name: str, value, op: str, bound) -> None:
     )
     passed = math.isfinite(worst) and OPS[op](worst, bound)
     record = {"name": name, "value": worst, "label": label, "op": op, "bound": bound,
-              "margin": margin(worst, op, bound), "passed": passed}  # fmt: skip
+              "margin": margin(worst, op, bound), "passed": passed, "about": about}  # fmt: skip
     path = claims_file()
     if path is not None:
         with open(path, "a") as f:

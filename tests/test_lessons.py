@@ -419,10 +419,58 @@ def test_the_margin_table_counts_runs_and_flags_thin_or_failing_claims():
     records.append({**run(0, 1, {"steady": 9.0}), "source": "stale"})  # another source: left out
     text = claims.table(records)
     rows = {line.split(" | ")[0].strip("| "): line for line in text.splitlines() if line.startswith("| ")}
-    assert "| 6/6 | 1 | 1.15 |" in rows["steady"] and rows["steady"].endswith("|  |")
-    assert "| 5/6 | -0.5 | 1 | ⚠ 2 |" in rows["thin"]  # failed once, and two groups: 1.0 and below 0.1
+    assert "| 6/6 | 1 | 1.15 | — | — |  |" in rows["steady"]  # no null run of it
+    assert "| 5/6 | -0.5 | 1 | — | — | ⚠ 2 |" in rows["thin"]  # failed once; two groups: 1.0 and under 0.1
     summary = claims.summary(records)["lessons"][py.stem]
     assert summary["thin"] == {"op": ">", "bound": 0.0, "passed": 5, "runs": 6, "low": -0.5, "high": 1.0}
+
+
+def test_the_table_shows_each_claim_against_its_null():
+    """A claim about training that a null run passes is flagged; one that fails every null run is not;
+    a claim with the same value in every run is fixed and needs no null."""
+    claims = _claims_benchmark()
+    py = LESSONS[0]
+    source = claims.source_hash(py)
+
+    def run(seed, values, null=None):
+        found = [
+            {"name": n, "value": v, "label": "", "op": ">", "bound": 0.5, "margin": v - 0.5,
+             "passed": v > 0.5}
+            for n, v in values.items()
+        ]  # fmt: skip
+        return {"lesson": py.stem, "source": source, "seed": seed, "threads": 1, "ok": True, "error": None,
+                "seconds": 10.0, "claims": found, "torch": "2.x", "cpu": "a CPU", "date": "2026-11-28",
+                **({"null": null} if null else {})}  # fmt: skip
+
+    real = [run(s, {"learned": 0.9 + 0.01 * s, "moved": 0.8 + 0.01 * s, "recorded": 0.7}) for s in range(4)]
+    nulls = [run(1000 + s, {"learned": 0.1, "moved": 0.6 if s else 0.4, "recorded": 0.7}, "labels")
+             for s in range(3)]  # fmt: skip
+    rows = {
+        line.split(" | ")[0].strip("| "): line
+        for line in claims.table(real, nulls).splitlines()
+        if line.startswith("| ")
+    }
+    assert "| training |" in rows["learned"] and "| 3/3 labels | 0.1 |" in rows["learned"]
+    assert "⚠" not in rows["learned"]
+    assert "| 1/3 labels | 0.6 | ⚠ null |" in rows["moved"]  # two null runs pass it
+    assert "| fixed |" in rows["recorded"] and "| — | — |" in rows["recorded"]
+
+
+def test_a_restated_bound_judges_the_recorded_runs_again():
+    """The code hash leaves out a claim's literal bound and its `about`, so runs recorded before a
+    bound is restated keep counting, judged against the new bound; a changed value is new code."""
+    claims = _claims_benchmark()
+    cell = '# %%\nlesson.claim("x learns", acc - 0.1, ">", 0.3)\n'
+    restated = '# %%\nlesson.claim("x learns", acc - 0.1, ">", 0.45, about="training")  # stricter\n'
+    assert claims.code_hash(cell) == claims.code_hash(restated)
+    assert claims.code_hash(cell) != claims.code_hash(cell.replace("acc - 0.1", "acc - 0.2"))
+    assert claims.claim_specs(restated) == {"x learns": {"op": ">", "bound": 0.45, "about": "training"}}
+    record = {"name": "x learns", "value": 0.4, "op": ">", "bound": 0.3, "margin": 0.1, "passed": True}
+    again = claims.judged(record, claims.claim_specs(restated)["x learns"])
+    assert again["passed"] is False and again["bound"] == 0.45 and abs(again["margin"] + 0.05) < 1e-12
+    computed = '# %%\nlesson.claim("x learns", acc, ">", null95)\n'
+    assert claims.claim_specs(computed)["x learns"]["bound"] is None  # judged as recorded
+    assert claims.judged(record, claims.claim_specs(computed)["x learns"]) == record
 
 
 def test_a_check_kept_apart_reports_failures_and_margins_outside_the_sweep():
