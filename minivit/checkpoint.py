@@ -9,9 +9,7 @@ CPU).
 
 from __future__ import annotations
 
-import errno
-import os
-import shutil
+import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,6 @@ import torch
 from torch import nn
 
 from minivit.checksums import (
-    SUMS,
     check_checksum,
     checksum_file,
     record_checksum,
@@ -28,9 +25,9 @@ from minivit.checksums import (
     sha256_of,
 )
 from minivit.config import ViTConfig
+from minivit.folders import CHECKPOINT, check_writable, unreadable
 from minivit.runsafety import write_atomic
 
-CHECKPOINT = "checkpoint.pt"
 CHECKPOINT_FORMAT = 1  # raise when what a checkpoint holds changes; older files then get a clear error
 RESUME_KEYS = ("optimizer", "settings", "step", "cursor", "order", "rng", "history")
 
@@ -55,68 +52,6 @@ __all__ = [
 ]
 
 
-def check_writable(out: Path, *, model_bytes: int, name: str = "--out") -> None:
-    """Raise a ValueError before training if the run folder `out` (the argument `name`) cannot be
-    created or written, or its disk lacks room for the checkpoints to come, and leave nothing behind:
-    the folders this check makes to try are removed again. A checkpoint is written beside the one
-    before it, then renamed over it: a run needs room for two of `model_bytes` (an estimate), less
-    what the checkpoint already in `out` (a resumed run's) takes, counted at its real size."""
-    made = []
-    try:
-        for folder in [out, *out.parents]:
-            if folder.exists() or folder.is_symlink():
-                break
-            made.append(folder)
-        for attempt in range(3):  # a run checking the same new folder at once may remove it between
-            out.mkdir(parents=True, exist_ok=True)
-            probe = out / f".write-test-{os.getpid()}"
-            try:
-                probe.write_bytes(b"minivit")
-                break
-            except FileNotFoundError:
-                if attempt == 2:
-                    raise
-        probe.unlink()
-        for kept_name in (CHECKPOINT, CHECKPOINT + SUMS, "run.json", "history.json", "run.lock"):
-            if (out / kept_name).is_dir():
-                raise IsADirectoryError(
-                    errno.EISDIR, "a folder is where a run keeps a file", str(out / kept_name)
-                )
-        free = shutil.disk_usage(out).free
-        there = out / CHECKPOINT
-        size = there.stat().st_size if there.is_file() else 0
-    except OSError as err:
-        if err.errno == errno.EISDIR:
-            raise ValueError(
-                f"cannot write to {name} {out}: {err.filename} is a folder, where the run keeps a file; "
-                f"move that folder away, or choose another {name}"
-            ) from None
-        fix = (
-            "use a shorter folder name (at most 255 bytes a name, 4096 a path)"
-            if err.errno == errno.ENAMETOOLONG
-            else "choose a folder you can write to"
-        )
-        raise ValueError(f"cannot write to {name} {out}: {err.strerror or err}; {fix}") from None
-    finally:
-        for folder in made:  # deepest first; a folder something else wrote into since is left
-            try:
-                folder.rmdir()
-            except OSError:
-                break
-    each = size or model_bytes
-    need = 2 * each - size
-    if free < need:
-        what = (
-            f"the {need / 1e6:.1f} MB a second checkpoint of this model (as large as the one there) needs"
-            if size
-            else f"the {need / 1e6:.1f} MB two checkpoints of this model need"
-        )
-        raise ValueError(
-            f"{name} {out} has {free / 1e6:.1f} MB free, less than {what}; free some space or choose "
-            "another folder"
-        )
-
-
 def save_checkpoint(state: dict[str, Any], path: str | Path) -> None:
     """Write `state` to `path` atomically (`write_atomic`), its SHA-256 recorded beside it
     (`checksum_file`) for `load_checkpoint` to check: the new checksum is recorded (beside the old
@@ -137,6 +72,9 @@ def save_checkpoint(state: dict[str, Any], path: str | Path) -> None:
         write_atomic(checksum_file(path), lambda f: f.write(f"{done[0]}  {path.name}\n".encode()))
 
 
+_unverified: set[tuple[Path, int]] = set()  # checkpoints loaded without a checksum, already said
+
+
 def load_checkpoint(path: str | Path, model: nn.Module | None = None) -> dict[str, Any]:
     """Load a checkpoint (a file, or a run folder holding one) safely (`weights_only=True`).
 
@@ -153,14 +91,26 @@ def load_checkpoint(path: str | Path, model: nn.Module | None = None) -> dict[st
         )
     if not path.exists():
         raise FileNotFoundError(f"no checkpoint at {path}; train first (minivit train --out {path.parent})")
+    if not path.is_file():  # a pipe would block the read for ever, a device feed it without end
+        raise ValueError(
+            f"{path} is not a file (a pipe or a device?); move it away, or name a checkpoint file"
+        )
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
+    except OSError as err:  # permissions, the disk: not the checkpoint's fault
+        raise ValueError(unreadable(path, err, "a checkpoint")) from None
     except Exception as err:  # empty, truncated, corrupt, or not a torch file at all
         raise ValueError(
             f"{path} cannot be read as a checkpoint ({type(err).__name__}): it is empty, truncated, corrupt "
             "or not a minivit checkpoint; resume from another run folder or train again"
         ) from None
-    check_checksum(path)
+    if not check_checksum(path) and (path, path.stat().st_mtime_ns) not in _unverified:
+        _unverified.add((path, path.stat().st_mtime_ns))  # said once a file, however often it is read
+        print(
+            f"minivit: warning: {path} has no {checksum_file(path).name} beside it: loaded unverified (a "
+            "change to its bytes would go unseen); copy a checkpoint with its checksum file",
+            file=sys.stderr,
+        )
     needed = {"config", "model"} if model is not None else set()
     found = state.get("format", CHECKPOINT_FORMAT) if isinstance(state, dict) else None
     missing = sorted(needed - set(state)) if isinstance(state, dict) else sorted(needed)
@@ -296,9 +246,11 @@ def check_resumable(
         raise ValueError(
             f"{why} its batch order is damaged (not a shuffle of the training set); use a new --out"
         )
-    history = state["history"]
+    history, batch = state["history"], state["settings"].get("batch_size", 0)
     losses = history.get("loss") if isinstance(history, dict) else None
-    if not (isinstance(cursor, int) and 0 <= cursor <= examples and isinstance(step, int) and step >= 0):
+    # a batch larger than the set takes all of it every step: the cursor then stands at the batch size
+    last = max(examples, batch if isinstance(batch, int) else 0)
+    if not (isinstance(cursor, int) and 0 <= cursor <= last and isinstance(step, int) and step >= 0):
         raise ValueError(
             f"{why} its step ({step!r}) or batch position ({cursor!r}) is damaged; use a new --out"
         )

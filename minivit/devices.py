@@ -10,6 +10,7 @@ process group of a `torchrun` launch (one process per GPU, or gloo on the CPU).
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import torch
@@ -142,11 +143,27 @@ def init_distributed(device: str | None = None) -> tuple[int, int, torch.device 
     `device` is not "cpu"), else gloo on the CPU. Returns (rank, world size, this process's device);
     outside torchrun, (0, 1, None).
     """
-    world = int(os.environ.get("WORLD_SIZE", "1"))
+    world = _from_env("WORLD_SIZE", 1, "the number of processes", default=1)
     if world == 1:
         return 0, 1, None
     dist = torch.distributed
-    rank, local = int(os.environ["RANK"]), int(os.environ.get("LOCAL_RANK", "0"))
+    rank = _from_env("RANK", 0, f"this process's number, 0 to {world - 1}", below=world)
+    local = _from_env("LOCAL_RANK", 0, "this process's number on its machine", default=0)
+    missing = [name for name in ("MASTER_ADDR", "MASTER_PORT") if not os.environ.get(name, "").strip()]
+    if missing and not dist.is_initialized():
+        raise ValueError(
+            f"WORLD_SIZE={world} asks for {world} processes, but {' and '.join(missing)} (where they meet) "
+            f"{'is' if len(missing) == 1 else 'are'} not set; start them with torchrun --nproc_per_node "
+            f"{world}, or unset WORLD_SIZE to train in one process"
+        )
+    if not dist.is_initialized() and (rank == 0 or "TORCHELASTIC_RUN_ID" not in os.environ):
+        print(  # a lone process started by hand would otherwise wait in silence for peers that never come
+            f"minivit: process {rank} of {world} (WORLD_SIZE={world}) waits at {os.environ['MASTER_ADDR']}:"
+            f"{os.environ['MASTER_PORT']} for the other {world - 1} to start (torchrun starts them all; "
+            "Ctrl-C to stop, and unset WORLD_SIZE to train in one process)",
+            file=sys.stderr,
+            flush=True,
+        )
     if torch.cuda.is_available() and (device is None or torch.device(device).type == "cuda"):
         device = torch.device("cuda", local)
         torch.cuda.set_device(device)
@@ -156,6 +173,23 @@ def init_distributed(device: str | None = None) -> tuple[int, int, torch.device 
     if not dist.is_initialized():
         dist.init_process_group(backend)
     return rank, world, device
+
+
+def _from_env(name: str, least: int, what: str, default: int | None = None, below: int | None = None) -> int:
+    """The environment variable `name` as a whole number >= `least` (and < `below`), or a ValueError
+    that names it; unset: `default` (None: it must be set, as torchrun sets it)."""
+    text = os.environ.get(name, "").strip()
+    if not text and default is not None:
+        return default
+    value = int(text) if text.lstrip("-").isdigit() else None
+    if value is None or value < least or (below is not None and value >= below):
+        bound = f">= {least}" + (f" and < {below}" if below is not None else "")
+        said = f"{name}={text!r} is not a whole number {bound}" if text else f"{name} is not set"
+        raise ValueError(
+            f"{said} ({what}, as torchrun sets it); start the processes "
+            "with torchrun --nproc_per_node N, or unset WORLD_SIZE, RANK and LOCAL_RANK to train in one"
+        )
+    return value
 
 
 def world() -> tuple[int, int]:

@@ -350,6 +350,30 @@ class StopSignals:
             signal.signal(signum, previous)
 
 
+class Terminated(KeyboardInterrupt):
+    """A SIGTERM that stopped a command outside its training loop (before the first step, during the
+    final evaluation), raised there as a Ctrl-C raises KeyboardInterrupt (`sigterm_stops`)."""
+
+
+@contextmanager
+def sigterm_stops() -> Iterator[None]:
+    """While active (in the main thread), a SIGTERM raises Terminated instead of ending the process
+    where it stands, so a command unwinds (its lock released) and says what it kept; the training
+    loop's `StopSignals` takes the signal over while it runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 class Interrupted(KeyboardInterrupt):
     """Training stopped at a Ctrl-C or a SIGTERM (`by`) after finishing its step (and writing a
     checkpoint at that step, if the run has an `out` folder); `step` is the steps done, `path` the

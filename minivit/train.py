@@ -217,8 +217,8 @@ def fit(
     eval_size = len(eval_data.tensors[0]) if eval_data is not None else 0
     run = _Run(model, train, settings, augment, device, precision, compile, out, eval_size)
     if out is not None:  # after every other check: a refused run writes nothing
-        weights = sum(p.numel() * p.element_size() for p in model.parameters())
-        check_writable(out, model_bytes=4 * weights, name="out")  # weights, 2 Adam moments, slack
+        weights = 4 * sum(p.numel() * p.element_size() for p in model.parameters())  # 2 moments, slack
+        check_writable(out, model_bytes=weights, name="out", resume=resume)  # and no checkpoint to lose
     # one run at a time in `out` (under torchrun, `minivit train` holds it for every process)
     locked = run_lock(out) if out is not None and world()[1] == 1 else contextlib.nullcontext()
     with locked:

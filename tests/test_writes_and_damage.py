@@ -589,3 +589,151 @@ def test_resume_with_another_training_set_names_the_option_then_and_now(copy, ca
     one_line(
         code, err, r"it was trained with other data \(--train-size 64 then, 128 now\); pass the run's own"
     )
+
+
+# 5. Nothing a user trained is lost: a batch larger than the set resumes, and no run writes over a
+# checkpoint, history or run it did not start unless asked (--resume, resume=True)
+
+
+def small(n=64, seed=0):
+    return data(n, seed)
+
+
+@pytest.mark.parametrize("stop", ["stop_at", "raising-callback"])
+def test_a_batch_larger_than_the_training_set_resumes_bit_for_bit(tmp_path, stop):
+    """fit's default batch of 128 on 64 examples takes the whole set each step: its batch cursor
+    stands past the set's size, which resume used to call damage (e40, e51)."""
+    kw = dict(steps=12, checkpoint_every=3, progress=False)
+    straight = tiny()
+    h_straight = fit(straight, small(), **kw)
+
+    def bug(step, model, history):
+        if step == 7:
+            raise RuntimeError("a learner's bug")
+
+    if stop == "stop_at":
+        fit(tiny(), small(), out=tmp_path, stop_at=6, **kw)
+    else:
+        with pytest.raises(RuntimeError, match="a learner's bug"):
+            fit(tiny(), small(), out=tmp_path, callback=bug, **kw)
+    resumed = tiny()
+    h_resumed = fit(resumed, small(), out=tmp_path, resume=True, **kw)
+    assert h_resumed.loss == h_straight.loss
+    for name, value in straight.state_dict().items():
+        assert torch.equal(resumed.state_dict()[name], value), name
+
+
+def test_the_command_resumes_a_run_whose_batch_is_larger_than_its_training_set(tmp_path, capsys):
+    """--batch-size 300 --train-size 256 (d16): accepted, as fit accepts it (each step then trains on
+    the whole set), so its checkpoints must resume."""
+    argv = [*BASE, "--steps", "2", "--dim", "16", "--batch-size", "100", "--out", str(tmp_path / "run")]
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert main([*argv, "--resume"]) == 0, capsys.readouterr().err
+    assert "resuming from step 2 of 2" in capsys.readouterr().out
+
+
+def test_fit_refuses_a_folder_holding_a_checkpoint_unless_asked_to_resume(run, tmp_path):
+    """fit(out=) into a finished run's folder, or its own earlier one, used to train from scratch over
+    the checkpoint (e50)."""
+    first = tmp_path / "first"
+    fit(tiny(), data(), steps=2, out=first, progress=False)
+    for folder in (shutil.copytree(run, tmp_path / "cli"), first):
+        before = files(folder)
+        with pytest.raises(
+            ValueError, match=r"already holds a checkpoint \(checkpoint.pt\); pass resume=True"
+        ):
+            fit(tiny(), data(), steps=2, out=folder, progress=False)
+        assert files(folder) == before
+
+
+@pytest.mark.parametrize(
+    ("leave", "extra", "says"),
+    [
+        ("fit's checkpoint", [], r"already holds a checkpoint \(checkpoint.pt, no run.json\); pass --resume"),
+        ("another's history", [], r"holds a history.json that no run of minivit left there"),
+        ("another's history", ["--resume"], r"holds a history.json that no run of minivit left there"),
+    ],
+)
+def test_train_refuses_a_folder_holding_what_it_did_not_start(tmp_path, capsys, leave, extra, says):
+    """b71, b72: a checkpoint fit(out=) left, or a file named history.json, was overwritten."""
+    out = tmp_path / "run"
+    if leave == "fit's checkpoint":
+        fit(tiny(), data(), steps=2, out=out, progress=False)
+    else:
+        out.mkdir()
+        (out / "history.json").write_text('{"my": "browser history export"}')
+    before = files(out)
+    one_line(*run_cli([*SMALL, "--out", str(out), *extra], capsys), says)
+    assert files(out) == before
+
+
+# 6. The right culprit: a damaged checksum file, permissions, a pipe, run.json in the way
+
+
+@pytest.mark.parametrize(("content", "damage"), [(b"garbage\n", "holds no SHA-256"), (b"", "is empty")])
+def test_a_damaged_checksum_file_is_named_not_the_checkpoint(copy, capsys, content, damage):
+    checksum_file(copy / CHECKPOINT).write_bytes(content)
+    says = f"the checksum file {copy / CHECKPOINT}.sha256 {damage}.*: it is damaged, not the checkpoint"
+    one_line(*run_cli(["eval", str(copy)], capsys), says)
+    one_line(*run_cli([*SMALL, "--out", str(copy), "--resume"], capsys), says)
+
+
+def test_a_checkpoint_without_its_checksum_is_said_to_be_unverified(copy, capsys):
+    checksum_file(copy / CHECKPOINT).unlink()
+    assert main(["eval", str(copy)]) == 0
+    err = capsys.readouterr().err
+    assert re.search(
+        r"warning: .*checkpoint.pt has no checkpoint.pt.sha256 beside it: loaded unverified", err
+    )
+
+
+def _unreadable(monkeypatch, name):
+    """Reading a file called `name` fails as for a file of mode 000 (these tests may run as root)."""
+    real_open = open
+
+    def guarded(file, *args, **kwargs):
+        if isinstance(file, str | os.PathLike) and Path(os.fspath(file)).name == name:
+            raise PermissionError(errno.EACCES, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", guarded)
+    monkeypatch.setattr("io.open", guarded)
+
+
+@pytest.mark.parametrize("name", [CHECKPOINT, "run.json", "checkpoint.pt.sha256"])
+def test_an_unreadable_file_is_said_to_be_a_permission_problem(copy, capsys, monkeypatch, name):
+    """b66, b67, b69: 'corrupt, train again' (or a traceback) for a file one may not read."""
+    _unreadable(monkeypatch, name)
+    says = rf"cannot read {re.escape(str(copy / name))}.*Permission denied.*chmod u\+r"
+    one_line(*run_cli(["eval", str(copy)], capsys), says)
+    if name != "run.json":
+        one_line(*run_cli([*SMALL, "--out", str(copy), "--resume"], capsys), says)
+
+
+def test_a_run_json_that_is_a_folder_is_one_line(copy, capsys):
+    (copy / "run.json").unlink()
+    (copy / "run.json").mkdir()
+    one_line(*run_cli(["eval", str(copy)], capsys), r"run.json.*a folder is where the file goes")
+
+
+def test_a_checkpoint_that_is_a_pipe_is_refused_at_once(copy):
+    """b54: torch.load of a FIFO waited for ever."""
+    (copy / CHECKPOINT).unlink()
+    os.mkfifo(copy / CHECKPOINT)
+    done = subprocess.run(
+        [sys.executable, "-m", "minivit.cli", "eval", str(copy)],
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    one_line(done.returncode, done.stderr.strip(), r"checkpoint.pt is not a file \(a pipe or a device\?\)")
+
+
+def test_eval_of_a_run_json_edited_to_a_task_of_another_size_blames_run_json(copy, capsys):
+    """b16: an edit to 'lst' blamed --resolutions, which the user had not passed."""
+    edit_run(copy, task="lst")
+    one_line(
+        *run_cli(["eval", str(copy)], capsys), r"says task='lst', but its checkpoint's model .* was edited"
+    )

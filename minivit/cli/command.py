@@ -26,7 +26,7 @@ from minivit.config import POOLS, PRESETS
 from minivit.data import DatasetUnavailable
 from minivit.data.tasks import NAMES as TASK_NAMES
 from minivit.devices import PRECISIONS
-from minivit.runsafety import SaveFailed, _drop_stdout
+from minivit.runsafety import SaveFailed, Terminated, _drop_stdout
 from minivit.train import OPTIMIZERS, SCHEDULES, Interrupted, TrainingDiverged
 
 
@@ -221,9 +221,10 @@ def main(argv: list[str] | None = None) -> int:
     except Interrupted as stop:  # a first Ctrl-C or SIGTERM: the step finished and was saved
         print(f"minivit: {stop}; continue with the same command and --resume", file=sys.stderr)
         return 130 if stop.by == "Ctrl-C" else 143  # 128 + the signal's number, as a shell reports it
-    except KeyboardInterrupt:  # a second Ctrl-C, or one before training began or after it ended
-        print(f"\nminivit: {_interrupted(args)}", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:  # a second Ctrl-C, or one (or a SIGTERM) outside training's steps
+        by = "SIGTERM" if isinstance(stop, Terminated) else "Ctrl-C"
+        print(f"\nminivit: {_interrupted(args, by)}", file=sys.stderr)
+        return 143 if by == "SIGTERM" else 130
     except BrokenPipeError:  # the reader of stdout has gone (`| head`): the run's files are written
         _drop_stdout()
         return 0
@@ -258,13 +259,15 @@ def _out_of_memory(err: BaseException) -> bool:
     )
 
 
-def _interrupted(args: argparse.Namespace) -> str:
-    """What a Ctrl-C that stopped `args.command` at once leaves behind, and how to go on."""
+def _interrupted(args: argparse.Namespace, by: str = "Ctrl-C") -> str:
+    """What a Ctrl-C (or SIGTERM, `by`) that stopped `args.command` at once leaves behind, and how to
+    go on."""
+    stopped = "interrupted" if by == "Ctrl-C" else f"stopped by {by}"
     if args.command != "train":
-        return "interrupted"
+        return stopped
     note = kept(args.out / CHECKPOINT)
     if note:
-        return f"interrupted; {note}continue with the same command and --resume"
+        return f"{stopped}; {note}continue with the same command and --resume"
     if (args.out / RUN).exists():
-        return "interrupted before the first checkpoint; the same command with --resume starts from step 0"
-    return "interrupted before training began; nothing was written"
+        return f"{stopped} before the first checkpoint; the same command with --resume starts from step 0"
+    return f"{stopped} before training began; nothing was written"

@@ -15,6 +15,7 @@ from minivit.data import load_task, task_shape
 from minivit.data.tasks import NAMES as TASK_NAMES
 from minivit.devices import check_device, device_memory, host_memory
 from minivit.evaluate import evaluate_resolutions
+from minivit.folders import unreadable
 from minivit.runsafety import say
 
 RUN = "run.json"
@@ -33,6 +34,8 @@ def read_run(folder: Path) -> dict:
         )
     try:
         run = json.loads(run_file.read_text())
+    except OSError as err:  # a folder where the file goes, permissions: said as such, not as damage
+        raise ValueError(unreadable(run_file, err, "the run's record")) from None
     except (ValueError, UnicodeDecodeError) as err:
         raise ValueError(
             f"{run_file} is not valid JSON ({err}): edited or damaged; restore it, or train the run again"
@@ -83,13 +86,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"{args.run / RUN} says {key}={said!r}, but its checkpoint was trained with {key}={saved!r}: "
             f"{RUN} was edited; restore it, or train the run again"
         )
-    trained = task_shape(run["task"], image_size=config.image_size[0], train_size=1, test_size=1)
-    if (trained.num_classes, trained.in_channels) != (config.num_classes, config.in_channels):
+    try:  # a task that cannot be at the checkpoint's size (the Latin squares' fixed grid) was edited in
+        trained = task_shape(run["task"], image_size=config.image_size[0], train_size=1, test_size=1)
+    except ValueError:
+        trained = None
+    if trained is None or (trained.num_classes, trained.in_channels) != (
+        config.num_classes,
+        config.in_channels,
+    ):
+        what = f" ({trained.num_classes} classes, {trained.in_channels} channel(s))" if trained else ""
         raise ValueError(
-            f"{args.run / RUN} says task={run['task']!r} ({trained.num_classes} classes, "
-            f"{trained.in_channels} channel(s)), but its checkpoint's model has {config.num_classes} "
-            f"classes and {config.in_channels} channel(s): {RUN} was edited; restore it, or train the run "
-            "again"
+            f"{args.run / RUN} says task={run['task']!r}{what}, but its checkpoint's model has "
+            f"{config.num_classes} classes and {config.in_channels} channel(s) at {config.image_size[0]}px: "
+            f"{RUN} was edited; restore it, or train the run again"
         )
     sizes = args.resolutions or [config.image_size[0]]
     small = [s for s in sizes if s < config.patch_size]

@@ -29,8 +29,9 @@ from minivit.devices import (
     pick_device,
 )
 from minivit.evaluate import evaluate
+from minivit.folders import check_unclaimed
 from minivit.model import ViT, count_parameters, encoding_of
-from minivit.runsafety import run_lock, write_json
+from minivit.runsafety import run_lock, sigterm_stops, write_json
 from minivit.runsafety import say as tell
 from minivit.step import _optimizer
 from minivit.train import check_fit_options, check_train_set, fit
@@ -43,7 +44,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         torch.set_num_threads(args.threads)
     rank, world, device = init_distributed(args.device)  # (0, 1, None) outside torchrun
     try:
-        return _train(args, rank, world, device or args.device)
+        with sigterm_stops():  # before the first step or in the final evaluation: said, lock released
+            return _train(args, rank, world, device or args.device)
     finally:
         if world > 1:
             torch.distributed.destroy_process_group()
@@ -180,8 +182,7 @@ def _check_out(args: argparse.Namespace, run: dict, config: ViTConfig, settings)
     """Refuse a folder that holds another run (or, with --resume, a run or checkpoint this command
     cannot continue); return the checkpoint to resume from (None: start at step 0)."""
     run_file = args.out / RUN
-    if run_file.exists() and not args.resume:
-        raise ValueError(f"{args.out} already holds a run; pass --resume to continue it, or another --out")
+    check_unclaimed(args.out, resume=args.resume, name="--out", command=True)  # nothing of another's lost
     if args.resume and run_file.exists() and (args.out / CHECKPOINT).exists():
         before = read_run(args.out)
         diff = [k for k in run if k != "config" and before.get(k) != run[k]]
