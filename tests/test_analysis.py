@@ -67,16 +67,9 @@ def test_mean_attention_distance_in_patches():
 
 # --- looking inside a model --------------------------------------------------------------------------
 
-OFFSET_ONLY = (
-    "rope1d",
-    "rope-axial",
-    "rope-mixed",
-    "rope-spiral",
-    "string",
-    "alibi1d",
-    "alibi2d",
-    "relative",
-)
+# read from each encoding's declaration (`offset_only`, base.py): a new offset-only encoding is tested here
+# with no edit, and tests/test_posenc_shared.py checks the declarations themselves
+OFFSET_ONLY = [name for name, encoding in posenc.REGISTRY.items() if encoding.offset_only]
 
 
 def _vit(position, **changes):

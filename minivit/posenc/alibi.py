@@ -37,6 +37,9 @@ def alibi_slopes(heads: int) -> list[float]:
 class _ALiBi(PositionalEncoding):
     """-slope_h * distance(i, j); the same fixed bias in every block; prefix tokens get zero."""
 
+    offset_only = True  # a distance is a function of the offset
+    symmetric = True  # and of its length: d(i, j) = d(j, i)
+
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.register_buffer("slopes", torch.tensor(alibi_slopes(self.heads)), persistent=False)

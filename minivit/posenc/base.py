@@ -102,6 +102,18 @@ class PositionalEncoding(nn.Module):
     # and position terms (`minivit.analysis.logit_terms`); PoPE's softplus is not
     rotate_is_linear = True
 
+    # Traits an encoding declares, checked by the shared tests (tests/test_posenc_shared.py) for every
+    # registered encoding that declares them, and their absence for every one that does not:
+    # offset_only: with one content vector at every patch, a block's scores between patches depend on
+    #   their 2-D offset alone, at any grid (RoPE, ALiBi, relative bias);
+    # symmetric: with one content vector at every patch, patch i scores patch j as j scores i (ALiBi);
+    # prefix_untouched: the hooks leave prefix tokens as they are: nothing added, not rotated (False
+    #   where a class token gets a learned vector or a change of basis of its own).
+    # An option may change a trait: the constructor then sets it on the instance (LieRE's `commuting`).
+    offset_only = False
+    symmetric = False
+    prefix_untouched = True
+
     def __init__(self, *, dim: int, heads: int, depth: int, grid: Grid, num_prefix_tokens: int = 0):
         super().__init__()
         self.dim, self.heads, self.depth = dim, heads, depth

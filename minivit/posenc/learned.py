@@ -67,6 +67,8 @@ class Learned(PositionalEncoding):
         antialias: antialias when resampling to a smaller grid.
     """
 
+    prefix_untouched = False  # a class token gets its own row of the table
+
     def __init__(
         self,
         *,

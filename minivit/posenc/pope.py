@@ -65,6 +65,7 @@ class PoPE(_RoPE):
 
     learnable = False  # the angles are fixed; the phase bias is added in `rotate`
     rotate_is_linear = False  # softplus: q(c + e) is not q(c) + q(e)
+    prefix_untouched = False  # a prefix token becomes softplus(q) at angle 0, twice as wide
 
     def __init__(self, *, base: Base = 100.0, phase_bias: bool = True, **kwargs):
         super().__init__(base=base, **kwargs)

@@ -33,6 +33,8 @@ class RelativeBias(PositionalEncoding):
             the table, so that offset 1 gets a blend of the trained entries around it.
     """
 
+    offset_only = True  # one entry per offset
+
     def __init__(
         self,
         *,

@@ -63,6 +63,7 @@ class _RoPE(PositionalEncoding):
     """Shared machinery: positions at a grid (optionally interpolated), prefix left unrotated."""
 
     learnable = False  # fixed rotations are computed once per grid, device and `interpolate`
+    offset_only = True  # R(p_m)^T R(p_n) = R(p_n - p_m)
 
     def __init__(self, *, base: Base, interpolate: bool = False, **kwargs):
         super().__init__(**kwargs)

@@ -50,6 +50,9 @@ class STRING(PositionalEncoding):
     P's generators and mixed RoPE's frequencies are excluded from weight decay.
     """
 
+    offset_only = True  # P^T RoPE(x_n - x_m) P, whatever P is
+    prefix_untouched = False  # P turns every token, prefix tokens included
+
     def __init__(
         self,
         *,
