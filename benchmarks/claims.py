@@ -42,6 +42,7 @@ import json
 import math
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -254,6 +255,23 @@ def read_records(path: Path = RECORDS) -> list[dict]:
     return records
 
 
+def cell_errors(notebook: Path) -> list[dict]:
+    """The cells of an executed notebook that raised (a null run goes on past them, ``--allow-errors``):
+    each cell's number, the line that raised where the traceback names one, and the error."""
+    import nbformat
+
+    found = []
+    for index, cell in enumerate(nbformat.read(notebook, as_version=4).cells):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") != "error":
+                continue
+            trace = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(out.get("traceback", [])))
+            lines = re.findall(r"^-*> *\d+ (.*)$", trace, flags=re.M)
+            found.append({"cell": index, "line": (lines[-1] if lines else "").strip()[:300],
+                          "error": f"{out.get('ename')}: {out.get('evalue', '')}"[:300]})  # fmt: skip
+    return found
+
+
 def run_lesson(py: Path, seed: int, threads: int, timeout: int, null: str | None = None) -> dict:
     """Run one lesson top to bottom in a fresh kernel (under `null`, a null run: ``MINIVIT_NULL``);
     returns its record."""
@@ -292,7 +310,7 @@ def run_lesson(py: Path, seed: int, threads: int, timeout: int, null: str | None
             done = subprocess.run(
                 [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace",
                  f"--ExecutePreprocessor.timeout={timeout}", "--ExecutePreprocessor.kernel_name=python3",
-                 str(notebook)],
+                 *(["--allow-errors"] if null else []), str(notebook)],
                 env=env, cwd=py.parent, capture_output=True, text=True,
             )  # fmt: skip
             seconds = time.perf_counter() - start
@@ -308,6 +326,9 @@ def run_lesson(py: Path, seed: int, threads: int, timeout: int, null: str | None
             else:
                 error = (lines or [f"exit status {done.returncode}"])[-1][:500]
         found = [json.loads(ln) for ln in claims.read_text().splitlines()] if claims.exists() else []
+        failed_asserts = cell_errors(notebook) if null else []
+        if failed_asserts and error is None:
+            error = f"{len(failed_asserts)} cell(s) raised; the first: {failed_asserts[0]['error']}"
     import torch  # only for its version: the kernel ran the same interpreter
 
     return {
@@ -316,7 +337,7 @@ def run_lesson(py: Path, seed: int, threads: int, timeout: int, null: str | None
         "code": code_hash(source.decode()),
         "seed": seed,
         "threads": threads,
-        **({"null": null} if null else {}),
+        **({"null": null, "cell_errors": failed_asserts} if null else {}),
         "ok": error is None,
         "error": error,
         "seconds": round(seconds, 1),
