@@ -317,7 +317,7 @@ def sweep(
     return result
 
 
-DEFAULT_OUT = "minivit/experiments/recorded/network.json"
+DEFAULT_OUT = "network.json"  # in the current folder, never the recorded result unless --out names it
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -332,7 +332,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--steps", type=int, help="override the setting's training steps")
     ap.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
     ap.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
-    ap.add_argument("--out", default=DEFAULT_OUT, help="the result; runs it already holds are skipped")
+    ap.add_argument(
+        "--out",
+        default=DEFAULT_OUT,
+        help=f"the result; runs it already holds are skipped (default: {DEFAULT_OUT} in the current "
+        "folder; the recorded result changes only when named here)",
+    )
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
     argv = sys.argv[1:] if argv is None else list(argv)
     args = ap.parse_args(argv)

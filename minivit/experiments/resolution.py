@@ -16,6 +16,7 @@ weights, evaluated two ways.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from dataclasses import asdict, dataclass, replace
@@ -323,7 +324,7 @@ def order_above(summary: dict[str, dict[str, Any]], train_size: int) -> list[str
     return sorted(summary, key=score, reverse=True)
 
 
-DEFAULT_OUT = "minivit/experiments/recorded/resolution.json"  # where the lessons read it from (package data)
+DEFAULT_OUT = "resolution.json"  # in the current folder, never the recorded result unless --out names it
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -337,7 +338,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--steps", type=int, help="override each setting's training steps")
     ap.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
     ap.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
-    ap.add_argument("--out", default=DEFAULT_OUT)
+    ap.add_argument(
+        "--out", default=DEFAULT_OUT, help="default: ./resolution.json, a recorded one only by name"
+    )
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
     ap.add_argument("--fresh", action="store_true", help="start again, ignoring the runs already in --out")
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -353,6 +356,7 @@ def main(argv: list[str] | None = None) -> None:
         result = carried_on(args.out, chosen, fresh=args.fresh)
     except ValueError as err:
         ap.error(str(err))  # before anything is trained or written
+    held = result["runs"] and json.dumps([result["settings"], result["runs"]], sort_keys=True)  # in --out
     result["provenance"] = provenance("minivit.experiments.resolution", argv, device)
     result["published"] = PUBLISHED
     seeds = list(range(args.seeds))
@@ -379,13 +383,13 @@ def main(argv: list[str] | None = None) -> None:
             write_result(result, args.out)  # after each encoding: a stopped sweep carries on from here
     result["summary"] = summarize(result["runs"])
     settings = {name: result["settings"][name] for name in chosen}
-    out = write_result(result, args.out)
-    print(f"wrote {out}")
+    if held != json.dumps(json.loads(json.dumps([result["settings"], result["runs"]])), sort_keys=True):
+        print(f"wrote {write_result(result, args.out)}")
+    else:  # rewritten only where something changed: a recorded result keeps its provenance
+        print(f"{args.out} already holds every run asked for; nothing trained, nothing written")
     for name, setting in settings.items():
-        print(
-            f"{name}: {setting['task']}, trained at {setting['train_size']}px, tested at "
-            f"{setting['test_sizes']}"
-        )
+        sizes = setting["test_sizes"]
+        print(f"{name}: {setting['task']}, trained at {setting['train_size']}px, tested at {sizes}")
         for variant, s in result["summary"][name].items():
             print(f"  {variant:>18}: " + " ".join(f"{m:.3f}" for m in s["mean"]))
         order = order_above(result["summary"][name], setting["train_size"])

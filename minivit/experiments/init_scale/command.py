@@ -1,7 +1,7 @@
 """python -m minivit.experiments.init_scale: the σ sweep from the command line.
 
     python -m minivit.experiments.init_scale --setting reference-64 --seeds 3 --sigmas 0.1 2.0 \
-        --evals 16                                             # lesson 07 (about 35 minutes, 2 cores)
+        --evals 16 --out minivit/experiments/recorded/init_scale.json   # lesson 07 (35 minutes, 2 cores)
     python -m minivit.experiments.init_scale --setting reference-64-reach --seeds 3 --sigmas 0.1 2.0 \
         --evals 16 --no-sinusoid --out minivit/experiments/recorded/init_scale_reach.json  # 100x reach
     python -m minivit.experiments.init_scale --setting reference-100 --seeds 3 --sigmas 0.1 2.0 \
@@ -11,7 +11,8 @@
         --sigmas 0.1 0.5 1.0 1.5 2.0 --out init_scale_full.json  # the reference run, whole
 
 The sweep file is written after every run, and a re-run trains only what it does not hold yet
-(--fresh starts it again).
+(--fresh starts it again). Without --out it is init_scale.json in the current folder: the recorded
+results the lessons read (minivit/experiments/recorded/) change only where --out names them.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from minivit.experiments.init_scale.runs import summarize, sweep
 from minivit.experiments.init_scale.setting import PUBLISHED, SETTINGS, SIGMAS, label
 from minivit.train import pick_device
 
-DEFAULT_OUT = "minivit/experiments/recorded/init_scale.json"  # where the lessons read it from (package data)
+DEFAULT_OUT = "init_scale.json"  # in the current folder, never the recorded result unless --out names it
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -72,7 +73,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--out",
         default=DEFAULT_OUT,
-        help="the result, written after every run; runs it already holds are kept, not trained again",
+        help="the result, written after every run; runs it already holds are kept, not trained again "
+        f"(default: {DEFAULT_OUT} in the current folder; the recorded results change only when named here)",
     )
     ap.add_argument("--fresh", action="store_true", help="start again, replacing what --out holds")
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
