@@ -88,7 +88,7 @@ class LieRE(PositionalEncoding):
                 + (" (commuting=True needs an even head width)" if commuting else "")
             )
         self.block, self.commuting, self.interpolate = size, commuting, interpolate
-        self.offset_only = commuting  # dense generators do not commute: the score depends on where
+        self.offset_only = commuting  # dense generators do not commute: scores depend on where patches are
         upper = torch.rand(self.depth, 2, self.heads, dh // size, size * (size - 1) // 2) * (2 * math.pi)
         self.generators = nn.Parameter(upper)  # (L, axis: row col, H, Dh / block, upper triangle)
 
