@@ -920,6 +920,138 @@ API_CASES = [
 ]
 
 
+# the figure helpers and explorers (h01-h14): each bad argument one line, before memory is taken
+def _vit(depth=1):
+    return ViT(ViTConfig(image_size=24, patch_size=8, num_classes=9, dim=32, depth=depth, heads=2)).eval()
+
+
+def _images(n=4):
+    return torch.rand(n, 3, 24, 24)
+
+
+def _w():
+    return _widgets()
+
+
+API_CASES += [
+    ("sincos-view-dim-0", lambda: _w().sincos_view(dim=0, base=100, position=0), r"dim=0 is below 4"),
+    (
+        "sincos-view-dim-negative",
+        lambda: _w().sincos_view(dim=-8, base=100, position=0),
+        r"dim=-8 is below 4",
+    ),
+    (
+        "sincos-view-dim-huge",
+        lambda: _w().sincos_view(dim=10**7, base=100, position=0),
+        r"dim=10000000 is above",
+    ),
+    ("sincos-explorer-huge-grid", lambda: _w().sincos_explorer(grid=(3000, 3000)), r"9,000,000 positions"),
+    ("rope-view-index-past", lambda: _w().rope_view(base=100, index=99, angle=0), r"index=99 is not one of"),
+    ("rope-view-index-negative", lambda: _w().rope_view(base=100, index=-1, angle=0), r"index=-1 is not one"),
+    ("rope-view-head-dim-0", lambda: _w().rope_view(base=100, index=0, angle=0, head_dim=0), r"head_dim=0"),
+    ("rope-view-angle-nan", lambda: _w().rope_view(base=100, index=0, angle=math.nan), r"angle=nan is not"),
+    (
+        "rope-view-radius",
+        lambda: _w().rope_view(base=100, index=0, angle=0, radius=-1),
+        r"radius=-1 is below",
+    ),
+    ("rope-explorer-head-dim-2", lambda: _w().rope_explorer(head_dim=2), r"head_dim=2 is below 4"),
+    (
+        "alibi-view-head-past",
+        lambda: _w().alibi_view(heads=4, head=99, query=0),
+        r"head=99 is not one of the 4",
+    ),
+    ("alibi-view-head-negative", lambda: _w().alibi_view(heads=4, head=-1, query=0), r"head=-1 is not one"),
+    (
+        "relative-view-table-shape",
+        lambda: _w().relative_view(torch.randn(2, 5, 5), (8, 8), clip=2, head=0, query=0),
+        r"table is \(2, 5, 5\); pass a tensor \[heads, 15, 15\]",
+    ),
+    (
+        "relative-view-clip",
+        lambda: _w().relative_view(torch.randn(2, 15, 15), (8, 8), clip=-1, head=0, query=0),
+        r"clip=-1 is below 0",
+    ),
+    (
+        "relative-view-head",
+        lambda: _w().relative_view(torch.randn(2, 15, 15), (8, 8), clip=2, head=9, query=0),
+        r"head=9 is not one of the 2 heads",
+    ),
+    (
+        "relative-view-nan",
+        lambda: _w().relative_view(torch.full((2, 15, 15), math.nan), (8, 8), clip=2, head=0, query=0),
+        r"table holds NaN or inf",
+    ),
+    (
+        "attention-explorer-not-a-vit",
+        lambda: _w().attention_explorer(torch.nn.Linear(3, 3), _images()),
+        r"model is Linear, not a minivit ViT",
+    ),
+    (
+        "attention-explorer-layer",
+        lambda: _w().attention_explorer(_vit(), _images(), layer=5),
+        r"layer=5 is not one of the 1 blocks",
+    ),
+    (
+        "shuffle-explorer-no-models",
+        lambda: _w().shuffle_explorer({}, _images(), patch_size=8),
+        r"holds no models",
+    ),
+    (
+        "shuffle-explorer-no-images",
+        lambda: _w().shuffle_explorer({"a": _vit()}, _images(0), patch_size=8),
+        r"images is \(0, 3, 24, 24\); pass at least one image",
+    ),
+    (
+        "shuffle-explorer-patch-0",
+        lambda: _w().shuffle_explorer({"a": _vit()}, _images(), patch_size=0),
+        r"patch_size=0 is below 1",
+    ),
+    (
+        "shuffle-explorer-patch-7",
+        lambda: _w().shuffle_explorer({"a": _vit()}, _images(), patch_size=7),
+        r"patch_size=7 does not divide",
+    ),
+    ("spiral-view-directions-0", lambda: _w().spiral_view(directions=0), r"directions=0 is below 1"),
+    ("spiral-view-directions-negative", lambda: _w().spiral_view(directions=-2), r"directions=-2 is below 1"),
+    ("spiral-view-radius", lambda: _w().spiral_view(directions=4, radius=-3), r"radius=-3 is below 1"),
+    (
+        "augment-view-alpha",
+        lambda: _w().augment_view(
+            _images(), torch.arange(4), 4, magnitude=0.5, alpha=-1.0, mix="mixup", seed=0
+        ),
+        r"alpha=-1.0 is out of range",
+    ),
+    (
+        "augment-view-no-images",
+        lambda: _w().augment_view(
+            _images(0), torch.zeros(0, dtype=torch.long), 4, magnitude=0.5, alpha=0.2, mix="mixup", seed=0
+        ),
+        r"images is \(0, 3, 24, 24\)",
+    ),
+    (
+        "augment-view-label-past",
+        lambda: _w().augment_view(
+            _images(), torch.tensor([0, 1, 2, 9]), 4, magnitude=0.5, alpha=0.2, mix="mixup", seed=0
+        ),
+        r"labels run from 0 to 9, outside the 4 classes",
+    ),
+    ("family-explorer-head-dim-3", lambda: _w().family_explorer(head_dim=3), r"head_dim=3 is below 4"),
+    (
+        "family-explorer-empty-grid",
+        lambda: _w().family_explorer(grid=(0, 0)),
+        r"grid=\(0, 0\) has a side of 0",
+    ),
+    ("learned-explorer-empty", lambda: _w().learned_explorer({}, (6, 6)), r"snapshots holds no snapshots"),
+    ("learned-explorer-empty-run", lambda: _w().learned_explorer({"a": []}, (6, 6)), r"holds no snapshots"),
+    (
+        "learned-explorer-nan",
+        lambda: _w().learned_explorer({"a": [(0, torch.full((36, 16), math.nan))]}, (6, 6)),
+        r"table holds NaN or inf",
+    ),
+]
+
+
 def _diverged(model):
     """A model whose weights are finite but whose outputs overflow to NaN (a diverged run's, c03)."""
     with torch.no_grad():

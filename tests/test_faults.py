@@ -453,3 +453,91 @@ def test_a_lock_of_a_run_on_another_host_is_refused_with_the_file_to_delete(tmp_
         err,
     ), err
     assert [p.name for p in out.iterdir()] == ["run.lock"] and (out / "run.lock").read_bytes() == before
+
+
+# A SIGTERM outside the training loop (before the first step, in the final evaluation) says what it
+# kept, gives the folder back, and --resume finishes the run (d12)
+
+
+@pytest.mark.parametrize("moment", ["before-the-first-step", "in-the-final-evaluation"])
+def test_a_sigterm_outside_the_steps_is_said_and_resume_finishes(tmp_path, capsys, monkeypatch, moment):
+    import minivit.cli.training as training
+
+    out = tmp_path / "run"
+    name = "fit" if moment == "before-the-first-step" else "evaluate"
+    real = getattr(training, name)
+
+    def killed(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)
+        return real(*args, **kwargs)
+
+    def fatal(signum, frame):
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, fatal)
+    try:
+        monkeypatch.setattr(training, name, killed)
+        code = main([*SMALL, "--steps", "4", "--out", str(out)])
+    except Terminated:
+        code = None  # as the signal's default would have: stopped without a word
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    monkeypatch.undo()
+    err = capsys.readouterr().err.strip()
+    says = (
+        "stopped by SIGTERM before the first checkpoint; the same command with --resume starts from step 0"
+        if moment == "before-the-first-step"
+        else r"stopped by SIGTERM; the last good checkpoint \(step 4\) is kept at .*; continue with the same "
+        "command and --resume"
+    )
+    assert code == 143 and re.search(says, err) and "Traceback" not in err, (code, err)
+    assert not (out / "run.lock").exists(), "a stopped run gives its folder back"
+    assert main([*SMALL, "--steps", "4", "--out", str(out), "--resume"]) == 0
+    assert "metrics" in json.loads((out / "run.json").read_text())
+
+
+# The environment variables torchrun sets, bad or missing, are named (f13, f14, f17, f22); a lone
+# process started with WORLD_SIZE says what it waits for (f16)
+
+
+@pytest.mark.parametrize(
+    ("env", "says"),
+    [
+        ({"WORLD_SIZE": "abc"}, r"WORLD_SIZE='abc' is not a whole number >= 1"),
+        ({"WORLD_SIZE": "0"}, r"WORLD_SIZE='0' is not a whole number >= 1"),
+        ({"WORLD_SIZE": "2"}, r"RANK is not set \(this process's number, 0 to 1"),
+        ({"WORLD_SIZE": "2", "RANK": "2"}, r"RANK='2' is not a whole number >= 0 and < 2"),
+        ({"WORLD_SIZE": "2", "RANK": "0", "LOCAL_RANK": "abc"}, r"LOCAL_RANK='abc' is not a whole number"),
+        ({"WORLD_SIZE": "2", "RANK": "0"}, r"MASTER_ADDR and MASTER_PORT \(where they meet\) are not set"),
+    ],
+    ids=["world-abc", "world-0", "no-rank", "rank-past", "local-abc", "no-master"],
+)
+def test_bad_or_missing_torchrun_variables_are_named(tmp_path, capsys, monkeypatch, env, says):
+    for name in ("WORLD_SIZE", "RANK", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main([*SMALL, "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and re.search(says, err), err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_lone_process_with_world_size_says_what_it_waits_for(tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**ENV, "WORLD_SIZE": "2", "RANK": "0", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "minivit.cli", *SMALL, "--device", "cpu", "--out", str(tmp_path / "run")],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = proc.stderr.readline()  # said before it waits, not after torch's timeout
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert re.search(r"process 0 of 2 \(WORLD_SIZE=2\) waits at 127.0.0.1:\d+ for the other 1 to start", line)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import errno
 import json
 import os
 import platform
@@ -73,6 +74,10 @@ def read_result(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     try:
         result = json.loads(path.read_text())
+    except OSError as err:  # a folder at --out, permissions: said as such, not as damage
+        from minivit.folders import unreadable
+
+        raise ValueError(unreadable(path, err, "a sweep's result") + "; or give another --out") from None
     except (ValueError, UnicodeDecodeError) as err:
         raise ValueError(
             f"{path} is not a result's JSON ({err}): the file is damaged or cut short; give another --out, "
@@ -136,6 +141,8 @@ def resumable(
         keep_removed: settings the file holds that `setting` no longer has (a field since removed)
             do not count as a difference.
     """
+    if path is not None:
+        check_result_out(path)
     if path is None or not Path(path).exists():
         return None
     before = read_result(path)
@@ -149,6 +156,29 @@ def resumable(
     return before
 
 
+def check_result_out(path: str | Path) -> None:
+    """Raise a ValueError before anything is trained unless a sweep's result can be written at `path`
+    (its --out): not a folder, and in a folder that exists or can be made, and can be written (a try,
+    removed again), so a sweep never trains for hours to lose its result at the end."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(
+            f"--out {path} is a folder; name the result's file, e.g. --out {path / 'result.json'}"
+        )
+    folder = next(p for p in path.absolute().parents if p.exists())
+    probe = folder / f".write-test-{os.getpid()}"
+    try:
+        if not folder.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, "a file is where a folder goes", str(folder))
+        probe.write_bytes(b"minivit")
+        probe.unlink()
+    except OSError as err:
+        raise ValueError(
+            f"cannot write --out {path} ({err.strerror or err} in {folder}); nothing was trained; choose "
+            "a place you can write to"
+        ) from None
+
+
 def carried_on(path: str | Path, chosen: dict[str, Any], *, fresh: bool = False) -> dict[str, Any]:
     """A sweep of several settings already at `path` ({"settings": {name: asdict(setting)}, "runs",
     "seconds"}), to carry on from: its runs of every setting, kept where the setting (a dataclass in
@@ -156,6 +186,7 @@ def carried_on(path: str | Path, chosen: dict[str, Any], *, fresh: bool = False)
     the others are not trained again). A setting changed otherwise is a ValueError naming what
     changed; `fresh` (or no file) starts an empty sweep."""
     empty: dict[str, Any] = {"settings": {}, "seconds": 0.0, "runs": []}
+    check_result_out(path)
     if fresh or not Path(path).exists():
         return empty
     before = read_result(path)
@@ -185,9 +216,9 @@ def carried_on(path: str | Path, chosen: dict[str, Any], *, fresh: bool = False)
 def recorded(name: str) -> dict[str, Any]:
     """A recorded result, `minivit/experiments/recorded/<name>`: it ships inside the package
     (`importlib.resources`), so a pip install (as on Colab) reads it with nothing downloaded."""
-    path = resources.files(__package__) / "recorded" / name
-    if not path.is_file():
-        known = sorted(p.name for p in (resources.files(__package__) / "recorded").iterdir())
+    known = sorted(p.name for p in (resources.files(__package__) / "recorded").iterdir() if p.is_file())
+    path = resources.files(__package__) / "recorded" / str(name)
+    if name not in known:  # a name it lists, never a path: nothing outside recorded/ is read
         raise FileNotFoundError(
             f"no recorded result {name!r}; recorded: {', '.join(known)} "
             "(produce another with its experiment's command and --out minivit/experiments/recorded/NAME)"

@@ -12,6 +12,7 @@ from torch import Tensor
 from minivit import viz
 from minivit.augment import Augment
 from minivit.widgets.base import explorer, slider
+from minivit.widgets.guards import check_images, check_labels
 
 MIXES = ("mixup", "CutMix", "none")
 
@@ -32,6 +33,12 @@ def augment_view(
     `mix` ("mixup", "CutMix" or "none") with Beta(alpha, alpha), then random erasing."""
     if mix not in MIXES:
         raise ValueError(f"unknown mix {mix!r}; known: {', '.join(MIXES)}")
+    check_images("images", images)
+    check_labels(labels, len(images), num_classes)
+    if alpha is not None and not (isinstance(alpha, int | float) and alpha > 0):  # Augment names it mixup
+        raise ValueError(
+            f"alpha={alpha!r} is out of range; use a finite number > 0 (the Beta(α, α) of the mix)"
+        )
     augment = Augment(
         crop=images.shape[-1] // 8,
         flip=True,
@@ -49,6 +56,8 @@ def augment_explorer(
     images: Tensor, labels: Tensor, num_classes: int, classes: Sequence[str] | None = None
 ) -> W.VBox:
     """Sliders: RandAugment's magnitude, the mixing α, mixup or CutMix (or neither), the random draw."""
+    check_images("images", images)
+    check_labels(labels, len(images), num_classes)
     return explorer(
         lambda **kw: augment_view(images, labels, num_classes, classes=classes, **kw),
         {

@@ -9,14 +9,18 @@ from matplotlib.figure import Figure
 from torch import Tensor
 
 from minivit import analysis, viz
+from minivit.checks import check_whole
 from minivit.posenc import alibi_slopes, relative_offsets, sincos_2d
 from minivit.posenc.rope import axial_frequencies
 from minivit.widgets.base import check_base, check_grid, check_position, explorer, slider
+from minivit.widgets.guards import check_finite, check_index, check_positions, check_table, check_width
 
 
 def sincos_view(*, dim: int, base: float, position: int, grid: tuple[int, int] = (8, 8)) -> Figure:
     """The 2-D sinusoidal table for `grid` at width `dim` and `base`, and one position's similarity map."""
     grid = check_grid(grid)
+    check_positions(grid)
+    check_width("dim", dim, least=4)  # sincos_2d names a width not divisible by 4
     check_base(base)
     check_position("position", position, grid)
     table = sincos_2d(grid, dim, base)
@@ -30,6 +34,7 @@ def sincos_view(*, dim: int, base: float, position: int, grid: tuple[int, int] =
 def sincos_explorer(grid: tuple[int, int] = (8, 8)) -> W.VBox:
     """Sliders: embedding width, base and position for the 2-D sinusoidal encoding."""
     grid = check_grid(grid)
+    check_positions(grid)
     return explorer(
         lambda dim, base, position: sincos_view(dim=dim, base=base, position=position, grid=grid),
         {
@@ -49,6 +54,10 @@ def relative_view(table: Tensor, grid: tuple[int, int], *, clip: int, head: int,
     """A relative-bias table [H, 2gh-1, 2gw-1] seen through clipping at `clip`: the entries a head
     uses (left) and the bias from patch `query` to every patch (right)."""
     grid = check_grid(grid)
+    check_positions(grid)
+    _check_relative(table, grid)
+    check_index("head", head, len(table), "heads of the table")
+    check_whole("clip", clip, 0)
     check_position("query", query, grid)
     rh, rw = grid[0] - 1, grid[1] - 1
     dy = torch.arange(-rh, rh + 1).clamp(-clip, clip) + rh  # clipped offset -> row of the table
@@ -72,6 +81,8 @@ def relative_view(table: Tensor, grid: tuple[int, int], *, clip: int, head: int,
 def relative_explorer(table: Tensor, grid: tuple[int, int]) -> W.VBox:
     """Sliders: clip distance, head and query patch, over a trained relative-bias table."""
     grid = check_grid(grid)
+    check_positions(grid)
+    _check_relative(table, grid)
     n = grid[0] * grid[1]
     return explorer(
         lambda clip, head, query: relative_view(table, grid, clip=clip, head=head, query=query),
@@ -83,6 +94,13 @@ def relative_explorer(table: Tensor, grid: tuple[int, int]) -> W.VBox:
     )
 
 
+def _check_relative(table, grid: tuple[int, int]) -> None:
+    rows, cols = 2 * grid[0] - 1, 2 * grid[1] - 1
+    check_table(
+        "table", table, (None, rows, cols), f"[heads, {rows}, {cols}] for the {grid[0]}x{grid[1]} grid"
+    )
+
+
 def rope_view(*, base: float, index: int, angle: float, head_dim: int = 32, radius: int = 7) -> Figure:
     """RoPE's score q . k as a function of the 2-D offset between query and key (q = k = ones).
 
@@ -90,6 +108,10 @@ def rope_view(*, base: float, index: int, angle: float, head_dim: int = 32, radi
     wave. Right: all pairs, half along `angle` and half perpendicular, as mixed RoPE starts; at
     angle 0 this is axial RoPE.
     """
+    check_width("head_dim", head_dim, multiple=4)  # a quarter of the pairs per direction
+    check_index("index", index, head_dim // 2, f"channel pairs of a head of {head_dim}")
+    check_finite("angle", angle)
+    check_whole("radius", radius, 1, 256)
     check_base(base)
     mag = axial_frequencies(head_dim, base).float()  # (Dh/4,)
     a = torch.tensor(angle * torch.pi / 180)
@@ -110,6 +132,7 @@ def rope_view(*, base: float, index: int, angle: float, head_dim: int = 32, radi
 
 def rope_explorer(head_dim: int = 32) -> W.VBox:
     """Sliders: base, frequency index and direction angle of RoPE's frequencies."""
+    check_width("head_dim", head_dim, multiple=4)
     return explorer(
         lambda base, index, angle: rope_view(base=base, index=index, angle=angle, head_dim=head_dim),
         {
@@ -126,9 +149,11 @@ def alibi_view(*, heads: int, head: int, query: int, grid: tuple[int, int] = (8,
     """ALiBi-2D: the slopes of `heads` heads (Press et al.) and head `head`'s bias from patch `query`,
     on the colour scale of the steepest head, so a shallow head looks as flat as it is."""
     grid = check_grid(grid)
+    check_positions(grid)
     check_position("query", query, grid)
-    head = min(head, heads - 1)
-    slopes = alibi_slopes(heads)
+    slopes = alibi_slopes(heads)  # names a count of heads below 1
+    check_whole("heads", heads, 1, 1024)
+    check_index("head", head, heads, "heads")
     distances = analysis.grid_distances(grid)
     bias = -slopes[head] * distances[query].reshape(grid)
     fig = Figure(figsize=(8, 3.2), layout="constrained")
@@ -147,9 +172,10 @@ def alibi_view(*, heads: int, head: int, query: int, grid: tuple[int, int] = (8,
 def alibi_explorer(grid: tuple[int, int] = (8, 8)) -> W.VBox:
     """Sliders: number of heads, head and query patch, drawing ALiBi-2D's bias over the grid."""
     grid = check_grid(grid)
+    check_positions(grid)
     n = grid[0] * grid[1]
-    return explorer(
-        lambda heads, head, query: alibi_view(heads=heads, head=head, query=query, grid=grid),
+    return explorer(  # the head slider runs to 15: past the heads there are, the last one is shown
+        lambda heads, head, query: alibi_view(heads=heads, head=min(head, heads - 1), query=query, grid=grid),
         {
             "heads": slider(8, 1, 16, "heads"),
             "head": slider(0, 0, 15, "head"),

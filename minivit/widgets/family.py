@@ -9,10 +9,12 @@ from matplotlib.figure import Figure
 from torch import Tensor
 
 from minivit import analysis, viz
+from minivit.checks import check_whole
 from minivit.posenc.base import grid_coords
 from minivit.posenc.rope import axial_frequencies
 from minivit.posenc.spiral import group_frequencies, spiral_directions
-from minivit.widgets.base import explorer, slider
+from minivit.widgets.base import check_grid, explorer, slider
+from minivit.widgets.guards import check_positions, check_width
 
 _J = torch.tensor([[0.0, -1.0], [1.0, 0.0]], dtype=torch.float64)  # exp(phi J) turns a pair by phi
 FAMILY_CHANGES = {
@@ -82,6 +84,7 @@ def family_view(
     one q and k at two offsets, for queries along the grid's diagonal (flat lines: the score depends
     on the offset alone); right, the share of the scores' variance left within offsets (0: the score
     is offset-only, the measure of lessons 02, 05 and 11), against the strength, for both changes."""
+    grid = _check_family(head_dim, grid)
     a = family_generators(strength, change, head_dim=head_dim, seed=seed)
     q, k = torch.randn(2, head_dim, generator=torch.Generator().manual_seed(seed + 2), dtype=torch.float64)
     s = generator_scores(a, q, k, grid)
@@ -115,9 +118,17 @@ def family_view(
     return fig
 
 
+def _check_family(head_dim, grid) -> tuple[int, int]:
+    check_width("head_dim", head_dim, multiple=4)  # axial RoPE: a quarter of the channels per direction
+    grid = check_grid(grid)
+    check_positions(grid)
+    return grid
+
+
 def family_explorer(head_dim: int = 16, grid: tuple[int, int] = (6, 6)) -> W.VBox:
     """Controls: how strongly axial RoPE's generators are changed, and how (a part that does not
     commute, or a change of basis)."""
+    grid = _check_family(head_dim, grid)
     return explorer(
         lambda strength, change: family_view(strength=strength, change=change, head_dim=head_dim, grid=grid),
         {
@@ -146,6 +157,9 @@ def spiral_view(*, directions: int, head_dim: int = 48, radius: int = 5) -> Figu
     """Spiral RoPE with K = `directions` (K = 2 is axial RoPE), q = k = ones: left, the whole head's
     score against the 2-D offset; right, the pairs of the direction nearest 135 degrees, which turn
     with row - column (at 135 degrees exactly they are constant along the diagonal)."""
+    check_width("head_dim", head_dim, multiple=2)
+    check_whole("directions", directions, 1, head_dim // 2)
+    check_whole("radius", radius, 1, 256)
     s = spiral_scores(directions, head_dim=head_dim, radius=radius)  # (K, m, 2R+1, 2R+1)
     whole = s.sum(dim=(0, 1))
     angles = torch.arange(directions) * 180 / directions

@@ -122,15 +122,44 @@ def record_if_asked(view: Callable[..., Figure], controls: Mapping) -> None:
     folder = os.environ.get(ENV, "").strip()
     if not folder or folder in _recorded:
         return
-    _recorded.add(folder)
     out = Path(folder)
-    for old in out.glob("*.png"):  # a smaller grid than last time leaves no stale frames
+    seed = (os.environ.get("MINIVIT_SEED", "0") or "0").strip()
+    if not seed.isdigit():  # before a frame is drawn
+        raise ValueError(
+            f"MINIVIT_SEED={seed!r} is not a whole number >= 0; set it to the run's seed, e.g. 0"
+        )
+    ours = frames_of(out)
+    _recorded.add(folder)
+    for old in ours:  # a smaller grid than last time leaves no stale frames
         old.unlink()
     manifest = draw_frames(view, controls, out, prefix=f"frames/{out.name}", budget=BUDGET)
     manifest["run"] = {  # which run drew them: the page says so
-        "seed": int(os.environ.get("MINIVIT_SEED", "0") or 0),
+        "seed": int(seed),
         "threads": torch.get_num_threads(),
         "torch": torch.__version__,
         "date": datetime.date.today().isoformat(),
     }
     (out / "manifest.json").write_text(json.dumps(manifest))
+
+
+def frames_of(out: Path) -> list[Path]:
+    """The frames an earlier recording left in `out` (to be replaced: a smaller grid than last time
+    leaves none stale), or a ValueError naming MINIVIT_FRAMES if `out` is a file or holds anything
+    but frames (k.png, as `draw_frames` names them) and their manifest.json: frames are written only
+    into an empty folder or one of frames, never over others' pictures."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{ENV}={str(out)!r} names a file, not a folder; name a folder for the frames")
+    if not out.is_dir():
+        return []
+    found = sorted(out.iterdir())
+    others = [p.name for p in found if p.name != "manifest.json" and not _is_frame(p)]
+    if others:
+        raise ValueError(
+            f"{ENV}={str(out)!r} holds files that are not frames ({', '.join(others[:3])}"
+            f"{', ...' if len(others) > 3 else ''}); name an empty folder, or one frames were recorded in"
+        )
+    return [p for p in found if _is_frame(p)]
+
+
+def _is_frame(path: Path) -> bool:
+    return path.suffix == ".png" and path.stem.isdigit() and path.is_file()

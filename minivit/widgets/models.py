@@ -15,11 +15,14 @@ from torch.utils.data import TensorDataset
 from minivit import analysis, viz
 from minivit.data import shuffle_patches
 from minivit.widgets.base import explorer, slider
+from minivit.widgets.guards import check_images, check_index, check_models, check_vit
 
 
 @torch.no_grad()
 def shuffle_view(models: Mapping[str, nn.Module], image: Tensor, *, seed: int, patch_size: int) -> Figure:
     """Shuffle the patches of `image` [C, H, W] with `seed`; show every model's answer before and after."""
+    check_models("models", models)
+    check_images("image", image[None] if isinstance(image, Tensor) else image, patch_size)
     n = (image.shape[-2] // patch_size) * (image.shape[-1] // patch_size)
     perm = torch.randperm(n, generator=torch.Generator().manual_seed(seed))
     shuffled = shuffle_patches(image[None], patch_size, perm)[0]
@@ -34,6 +37,8 @@ def shuffle_view(models: Mapping[str, nn.Module], image: Tensor, *, seed: int, p
 
 def shuffle_explorer(models: Mapping[str, nn.Module], images: Tensor, *, patch_size: int) -> W.VBox:
     """Sliders: which image and which shuffle; shows each model's probabilities before and after."""
+    check_models("models", models)
+    check_images("images", images, patch_size)
     return explorer(
         lambda index, seed: shuffle_view(models, images[index], seed=seed, patch_size=patch_size),
         {"index": slider(0, 0, len(images) - 1, "image"), "seed": slider(0, 0, 99, "shuffle seed")},
@@ -45,6 +50,8 @@ def attention_view(
     model: nn.Module, image: Tensor, *, query: int, temperature: float = 1.0, layer: int = 0
 ) -> Figure:
     """Every head's attention from patch `query` in block `layer`, at softmax temperature T."""
+    check_vit("model", model)
+    check_index("layer", layer, model.config.depth, "blocks of the model")
     weights = model.eval().attention_maps(image[None])[layer][0]  # (H, N, N)
     p = getattr(model.config, "num_prefix_tokens", 0)
     weights = analysis.with_temperature(weights[:, p:, p:], temperature)
@@ -59,6 +66,9 @@ def attention_view(
 
 def attention_explorer(model: nn.Module, images: Tensor, *, layer: int = 0) -> W.VBox:
     """Sliders: image, query patch and softmax temperature; shows every head's attention."""
+    check_vit("model", model)
+    check_index("layer", layer, model.config.depth, "blocks of the model")
+    check_images("images", images)
     n = (images.shape[-2] // model.config.patch_size) * (images.shape[-1] // model.config.patch_size)
     return explorer(
         lambda index, query, temperature: attention_view(

@@ -12,7 +12,8 @@ from torch import Tensor
 
 from minivit import analysis, viz
 from minivit.posenc.base import grid_coords
-from minivit.widgets.base import explorer, slider
+from minivit.widgets.base import check_grid, check_position, explorer, slider
+from minivit.widgets.guards import check_index, check_positions, check_table
 
 
 def learned_view(
@@ -24,7 +25,17 @@ def learned_view(
     position: int,
 ) -> Figure:
     """A learned table from a run's snapshots: one position's similarity map, and every position's."""
+    grid = _check_snapshots(snapshots, grid)
+    if init not in snapshots:
+        raise ValueError(
+            f"init={init!r} is not one of the snapshots' runs; pass one of {', '.join(map(str, snapshots))}"
+        )
+    check_index("snapshot", snapshot, len(snapshots[init]), f"snapshots of {init}")
+    check_position("position", position, grid)
     step, table = snapshots[init][snapshot]
+    check_table(
+        "the snapshot's table", table, (None, None), f"[positions, width] for the {grid[0]}x{grid[1]} grid"
+    )
     score = analysis.structure_score(table, grid)
     fig = Figure(figsize=(9, 3.6), layout="constrained")
     left, right = fig.subfigures(1, 2, width_ratios=[1, 1.3])
@@ -34,8 +45,27 @@ def learned_view(
     return fig
 
 
+def _check_snapshots(snapshots, grid) -> tuple[int, int]:
+    """`grid` checked, or a ValueError unless `snapshots` maps each run to a non-empty list of
+    (step, table) pairs, the same number for each."""
+    grid = check_grid(grid)
+    check_positions(grid)
+    counts = (
+        {len(v) if isinstance(v, Sequence) else 0 for v in snapshots.values()}
+        if isinstance(snapshots, Mapping)
+        else {0}
+    )
+    if not snapshots or 0 in counts or len(counts) > 1:
+        raise ValueError(
+            "snapshots holds no snapshots, or runs with none or with different numbers of them; pass "
+            "{run: [(step, table [positions, width]), ...]} with the same number of snapshots for each run"
+        )
+    return grid
+
+
 def learned_explorer(snapshots: Mapping[str, Sequence[tuple[int, Tensor]]], grid: tuple[int, int]) -> W.VBox:
     """Sliders: which initialisation, which training snapshot, which position."""
+    grid = _check_snapshots(snapshots, grid)
     inits = list(snapshots)
     count = len(snapshots[inits[0]])
     return explorer(
