@@ -20,6 +20,7 @@ that a machine that slows down slows all of them alike.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import time
@@ -27,6 +28,7 @@ import time
 import torch
 import torch.nn.functional as F
 
+from minivit.checks import whole_arg
 from minivit.config import preset
 from minivit.data import lst
 from minivit.ensemble import fit_ensemble
@@ -93,12 +95,14 @@ def measure(
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", help="cpu or cuda (default: the best available)")
-    ap.add_argument("--dims", type=int, nargs="+", default=[32, 160])
-    ap.add_argument("--batch-sizes", type=int, nargs="+", default=[128, 32])
-    ap.add_argument("--k", type=int, default=8, help="models in the ensemble (default 8)")
-    ap.add_argument("--steps", type=int, default=50, help="steps per timed run (default 50)")
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
+    ap.add_argument("--dims", type=whole_arg(1), nargs="+", default=[32, 160])
+    ap.add_argument("--batch-sizes", type=whole_arg(1), nargs="+", default=[128, 32])
+    ap.add_argument("--k", type=whole_arg(1), default=8, help="models in the ensemble (default 8)")
+    ap.add_argument("--steps", type=whole_arg(1), default=50, help="steps per timed run (default 50)")
+    ap.add_argument("--rounds", type=whole_arg(1), default=3)
+    ap.add_argument(
+        "--threads", type=whole_arg(1, os.cpu_count() or 1), default=2, help="CPU threads (default 2)"
+    )
     ap.add_argument("--compile", action="store_true", help="add the ensemble under torch.compile")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)

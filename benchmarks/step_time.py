@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 import random
 import statistics
 import time
@@ -21,6 +22,7 @@ import torch
 import torch.nn.functional as F
 
 from minivit import REGISTRY, ViT, preset
+from minivit.checks import whole_arg
 from minivit.experiments import cpu_name
 
 
@@ -45,11 +47,11 @@ def timm_model(cfg):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--batch", type=int, default=128)
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--steps", type=int, default=2, help="timed steps per model per round")
-    ap.add_argument("--encodings", nargs="*", default=list(REGISTRY))
+    ap.add_argument("--threads", type=whole_arg(1, os.cpu_count() or 1), default=1)
+    ap.add_argument("--batch", type=whole_arg(1), default=128)
+    ap.add_argument("--rounds", type=whole_arg(1), default=5)
+    ap.add_argument("--steps", type=whole_arg(1), default=2, help="timed steps per model per round")
+    ap.add_argument("--encodings", nargs="*", default=list(REGISTRY), choices=list(REGISTRY), metavar="NAME")
     ap.add_argument("--no-timm", action="store_true")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)

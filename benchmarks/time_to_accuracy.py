@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 import sys
 import time
 
 import torch
 
+from minivit.checks import number_arg, whole_arg
+from minivit.data import DatasetUnavailable
 from minivit.evaluate import evaluate
 from minivit.experiments import capstone, cpu_name
 from minivit.model import ViT
@@ -127,13 +130,25 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--setting", default="cifar10-long", choices=list(capstone.SETTINGS))
     parser.add_argument("--encodings", nargs="+", default=["sincos2d"], metavar="NAME")
-    parser.add_argument("--target", type=float, default=0.9, help="test accuracy to reach")
-    parser.add_argument("--evals-per-epoch", type=float, default=1.0, help="how often to evaluate")
+    parser.add_argument(
+        "--target", type=number_arg(0, 1, False, True), default=0.9, help="test accuracy to reach"
+    )
+    parser.add_argument(
+        "--evals-per-epoch", type=number_arg(0, low_ok=False), default=1.0, help="how often to evaluate"
+    )
     parser.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
     parser.add_argument("--compile", action="store_true", help="torch.compile the model (clock includes it)")
     parser.add_argument("--data-root", default="data", help="where CIFAR-10 is (or is downloaded)")
-    parser.add_argument("--threads", type=int, help="CPU threads")
+    parser.add_argument("--threads", type=whole_arg(1, os.cpu_count() or 1), help="CPU threads")
     args = parser.parse_args(argv)
+    try:
+        return _run(args, argv)
+    except DatasetUnavailable as err:  # CIFAR-10 absent and no network: one line, not a traceback
+        print(f"time_to_accuracy.py: error: {err}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     device = pick_device(args.device)

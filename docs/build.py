@@ -337,11 +337,18 @@ def serve(port: int) -> None:
             pass
 
 
+def _port(text: str) -> int:
+    """--port as argparse takes it: a whole number 0 to 65535, else one line naming the option."""
+    if not text.strip().isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port; use a whole number 0 to 65535, e.g. 8000")
+    return int(text)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--serve", action="store_true", help="serve the built site after building it")
     parser.add_argument("--no-build", action="store_true", help="with --serve: serve the last build")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=_port, default=8000, help="0 to 65535 (0: any free port)")
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument("--times", action="store_true", help="print each lesson's reading and run time")
     args = parser.parse_args()

@@ -11,6 +11,7 @@ generated from them). This module imports nothing from minivit, so every other m
 
 from __future__ import annotations
 
+import argparse
 import inspect
 import math
 import os
@@ -35,6 +36,8 @@ __all__ = [
     "check_whole",
     "declared",
     "is_number",
+    "number_arg",
+    "whole_arg",
 ]
 
 
@@ -75,6 +78,43 @@ def check_number(
     if not inside:
         span = _span(low, high, low_ok, high_ok)
         raise ValueError(f"{name}={value!r} is out of range; use a finite number {span}")
+
+
+def whole_arg(least: int, most: int | None = None) -> Callable[[str], int]:
+    """An argparse `type=`: the text as a whole number >= `least` (and <= `most`), else argparse's
+    one-line error naming the option (a script's options, e.g. the benchmarks')."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        try:
+            check_whole("value", value if value is not None else text, least, most)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err).replace("value=", "", 1)) from None
+        return value
+
+    return parse
+
+
+def number_arg(
+    low: float, high: float = math.inf, low_ok: bool = True, high_ok: bool = False
+) -> Callable[[str], float]:
+    """An argparse `type=`: the text as a finite number in the range `check_number` takes."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = text
+        try:
+            check_number("value", value, low=low, high=high, low_ok=low_ok, high_ok=high_ok)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err).replace("value=", "", 1)) from None
+        return value
+
+    return parse
 
 
 def check_choice(name: str, value: Any, choices: Iterable[Any]) -> None:

@@ -737,3 +737,114 @@ def test_eval_of_a_run_json_edited_to_a_task_of_another_size_blames_run_json(cop
     one_line(
         *run_cli(["eval", str(copy)], capsys), r"says task='lst', but its checkpoint's model .* was edited"
     )
+
+
+# 7. MINIVIT_FRAMES writes only into an empty folder or one of frames (f18, f19, f20)
+
+
+@pytest.fixture
+def recorder(monkeypatch):
+    from minivit.widgets import frames
+
+    monkeypatch.setattr(frames, "_recorded", set())
+    monkeypatch.setattr(frames, "BUDGET", 2)
+    return pytest.importorskip("minivit.widgets")
+
+
+@pytest.mark.parametrize(
+    ("make", "seed", "says"),
+    [
+        ("pictures", "0", r"holds files that are not frames \(holiday.png, thesis_fig1.png\)"),
+        ("file", "0", r"names a file, not a folder"),
+        ("empty", "abc", r"MINIVIT_SEED='abc' is not a whole number >= 0"),
+    ],
+    ids=["someone's-pictures", "a-file", "bad-seed"],
+)
+def test_minivit_frames_never_writes_over_what_is_not_its_own(
+    tmp_path, monkeypatch, recorder, make, seed, says
+):
+    out = tmp_path / "frames"
+    if make == "pictures":
+        out.mkdir()
+        for name in ("holiday.png", "thesis_fig1.png"):
+            (out / name).write_bytes(b"a user's picture")
+    elif make == "file":
+        out.write_text("hi")
+    else:
+        out.mkdir()
+    monkeypatch.setenv("MINIVIT_FRAMES", str(out))
+    monkeypatch.setenv("MINIVIT_SEED", seed)
+    before = files(out) if out.is_dir() else out.read_bytes()
+    with pytest.raises(ValueError, match=says):
+        recorder.sincos_explorer(grid=(4, 4))
+    assert (files(out) if out.is_dir() else out.read_bytes()) == before
+
+
+# 8. recorded() reads only the names it lists (e35); an experiment's --out is checked before it trains
+
+
+@pytest.mark.parametrize("name", ["../__init__.py", "/etc/passwd", "recorded/../../__init__.py", 5])
+def test_recorded_reads_only_the_names_it_lists(name):
+    with pytest.raises(FileNotFoundError, match=r"no recorded result .*; recorded: capstone_fashion.json"):
+        recorded(name)
+
+
+@pytest.mark.parametrize("where", ["a-folder", "read-only"])
+def test_an_experiment_s_out_is_refused_before_it_trains(tmp_path, capsys, monkeypatch, where):
+    """i05, i06: --out a folder was a traceback; --out on a read-only disk trained, then lost the run."""
+    import minivit.experiments.init_scale.command as command
+
+    def trained(*args, **kwargs):
+        raise AssertionError("trained before the --out was checked")
+
+    monkeypatch.setattr(command, "sweep", trained)
+    out = tmp_path / "result"
+    if where == "a-folder":
+        out.mkdir()
+        says = rf"--out {out} is a folder; name the result's file"
+    else:
+        real = Path.write_bytes
+
+        def read_only(self, data):
+            if self.name.startswith(".write-test-"):
+                raise OSError(errno.EROFS, "Read-only file system", str(self))
+            return real(self, data)
+
+        monkeypatch.setattr(Path, "write_bytes", read_only)
+        says = r"cannot write --out .*result \(Read-only file system in .*\); nothing was trained"
+    argv = ["--setting", "reference-64", "--quiet", "--steps", "2", "--seeds", "1", "--sigmas", "0.1"]
+    with pytest.raises(SystemExit) as exit_:
+        experiment(
+            "minivit.experiments.init_scale.command", [*argv, "--no-sinusoid", "--out", str(out)], capsys
+        )
+    err = capsys.readouterr().err.strip()
+    assert exit_.value.code == 2 and "Traceback" not in err and re.search(says, err.splitlines()[-1]), err
+
+
+# 9. The scripts' options: one line, exit status 2 (i11, i12, i14, i15, i16, i22)
+
+
+@pytest.mark.parametrize(
+    ("script", "argv", "says"),
+    [
+        ("docs/build.py", ["--no-build", "--serve", "--port", "99999"], r"--port: '99999' is not a port"),
+        ("docs/build.py", ["--no-build", "--serve", "--port", "-1"], r"--port: '-1' is not a port"),
+        ("benchmarks/step_time.py", ["--batch", "0"], r"--batch: 0 is below 1"),
+        ("benchmarks/step_time.py", ["--encodings", "bogus"], r"--encodings: invalid choice: 'bogus'"),
+        ("benchmarks/loop.py", ["--k", "0"], r"--k: 0 is below 1"),
+        ("benchmarks/time_to_accuracy.py", ["--target", "2"], r"--target: 2.0 is out of range; .*<= 1"),
+    ],
+    ids=["port-high", "port-negative", "step-time-batch-0", "step-time-encoding", "loop-k-0", "target-2"],
+)
+def test_the_scripts_refuse_a_bad_option_in_one_line(script, argv, says):
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, str(root / script), *argv],
+        cwd=root,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    err = done.stderr.strip()
+    assert done.returncode == 2 and "Traceback" not in err and re.search(says, err.splitlines()[-1]), err
