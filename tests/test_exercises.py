@@ -6,7 +6,6 @@ lesson wires its exercises in as answer and check cells that run unanswered with
 from __future__ import annotations
 
 import contextlib
-import functools
 import inspect
 import io
 import math
@@ -20,30 +19,13 @@ import torch.nn.functional as F
 
 from minivit import exercises
 from minivit.data import shuffle_patches
+from tests.exercise_answers import ACCEPTED, REFUSED
+from tests.exercise_forms import solution, solution_as, solutions
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]_*.py"))
 SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.md"))
 IDS = exercises.known()
-
-
-@functools.cache
-def solutions() -> dict[str, tuple[str, str]]:
-    """{exercise id: (its file, the code of its section)} from solutions/NN_*.md, where each section
-    is headed "## NN.k" and its ```python blocks, run in order, define answer_NN_k."""
-    found = {}
-    for md in SOLUTIONS:
-        for m in re.finditer(r"^## (\d\d\.\d+)\b(.*?)(?=^## |\Z)", md.read_text(), re.S | re.M):
-            code = "\n".join(re.findall(r"```python\n(.*?)```", m.group(2), re.S))
-            found[m.group(1)] = (md.name, code)
-    return found
-
-
-def solution(exercise_id: str):
-    name, code = solutions()[exercise_id]
-    namespace: dict = {}
-    exec(compile(code, f"solutions/{name} ({exercise_id})", "exec"), namespace)
-    return namespace["answer_" + exercise_id.replace(".", "_")]
 
 
 def checked(exercise_id: str, answer, capsys) -> tuple[bool, str]:
@@ -122,11 +104,11 @@ def axial_one_channel(dr, dc, base):
     return sum(math.cos(base ** (-4 * i / 16) * dc) + math.cos(base ** (-4 * i / 16) * dr) for i in range(4))
 
 
-def uniform_without_self(grid):
+def uniform_without_self(grid, radius):
     rc = torch.cartesian_prod(torch.arange(grid[0]), torch.arange(grid[1])).double().reshape(-1, 2)
     d = torch.cdist(rc, rc)
-    n = len(rc)
-    return (d.sum() / (n * (n - 1))).item()
+    near = (d <= radius) & (d > 0)
+    return ((d * near).sum(1) / near.sum(1).clamp_min(1)).mean().item()
 
 
 def row_or_column_rule(cells):
@@ -213,7 +195,7 @@ WRONG = [
     ("00.2", unshuffled_change, "shuffle_patches(images, model.config.patch_size, perm)"),
     ("00.2", patch_8_change, "read the patch size from the model"),
     ("00.3", ((3, 3), 1), "24 / patch_size"),
-    ("00.3", ((6, 6), 2), "count the 4×4 patches"),
+    ("00.3", ((6, 6), 2), "how many patches fit across it, and how many down"),
     ("00.5", {"none", "peg"}, "zero padding"),
     ("00.5", {"learned"}, "without an encoding every part of the model treats tokens alike"),
     ("00.5", {"none", "nope"}, "the encodings: none, learned"),
@@ -236,8 +218,8 @@ WRONG = [
         "commutes with every shift",
     ),
     ("02.5", lambda: torch.zeros(32, 32), "give the channel pairs blocks that are not zero"),
-    ("03.7", 1.0, "cutting off the tails"),
-    ("03.7", 0.95, "trunc_normal_"),
+    ("03.7", lambda a: 1.0 + a, "cutting off the tails"),
+    ("03.7", lambda a: 0.95, "trunc_normal_"),
     ("03.8", lambda sigma, dim: sigma, "sum of dim squared entries"),
     ("03.9", sincos_table, "a smooth layout scores 0"),
     (
@@ -272,7 +254,7 @@ WRONG = [
     ("06.4", lambda: [1.4204, 1.4513], "caches its bias per grid"),
     ("06.4", [1.0, 1.0], "with each slope 16 times larger"),
     ("06.5", uniform_without_self, "attends to the query's own patch too"),
-    ("06.5", lambda grid: grid[0] + grid[1], "Euclidean distance"),
+    ("06.5", lambda grid, radius: grid[0] + grid[1], "Euclidean distance"),
     ("07.4", row_or_column_rule, "not only the query's row or column"),
     ("07.5", row_view, "the view holds the query's column too"),
     ("07.5", whole_grid_view, "what lies elsewhere is no part of it"),
@@ -334,7 +316,7 @@ def test_a_wrong_answer_fails_with_its_hint(exercise_id, answer, hint, capsys):
 
 @pytest.mark.parametrize(
     ("exercise_id", "wrong", "right"),
-    [("01.1", 0.2, "0.088"), ("03.7", 0.7, "0.88"), ("04.1", 4.5, "2.99"), ("09.8", 500, "1164")],
+    [("01.1", 0.2, "0.088"), ("03.7", lambda a: 0.7, "0.88"), ("04.1", 4.5, "2.99"), ("09.8", 500, "1164")],
 )
 def test_a_wrong_number_is_not_told_the_right_one(exercise_id, wrong, right, capsys):
     passed, line = checked(exercise_id, wrong, capsys)
@@ -351,6 +333,129 @@ def test_a_check_leaves_the_global_random_state_as_it_was(exercise_id, capsys):
     state = torch.random.get_rng_state()
     checked(exercise_id, solution(exercise_id), capsys)
     assert torch.equal(torch.random.get_rng_state(), state)
+
+
+# --- every checked exercise: typical wrong answers refused, right ones in other forms accepted ---------
+
+
+def test_every_exercise_has_five_wrong_answers_and_two_other_right_forms():
+    wrong = {i: sum(1 for w in WRONG + REFUSED if w[0] == i) for i in IDS}
+    right = {i: sum(1 for a in ACCEPTED if a[0] == i) for i in IDS}
+    assert all(n >= 5 for n in wrong.values()), {i: n for i, n in wrong.items() if n < 5}
+    assert all(n >= 2 for n in right.values()), {i: n for i, n in right.items() if n < 2}
+
+
+@pytest.mark.parametrize(("exercise_id", "answer", "what"), REFUSED, ids=[f"{r[0]}-{r[2]}" for r in REFUSED])
+def test_a_typical_wrong_answer_is_refused(exercise_id, answer, what, capsys):
+    passed, line = checked(exercise_id, built(answer), capsys)
+    assert not passed and line.startswith(f"✗ {exercise_id}: ") and " — hint: " in line, (what, line)
+    assert "could not use" not in line, (what, line)  # told what is wrong, not that the check failed
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "answer", "form"), ACCEPTED, ids=[f"{a[0]}-{a[2]}" for a in ACCEPTED]
+)
+def test_a_right_answer_in_another_form_is_accepted(exercise_id, answer, form, capsys):
+    passed, line = checked(exercise_id, built(answer), capsys)
+    assert passed and line.startswith(f"✓ {exercise_id}: "), (form, line)
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "answer", "words"),
+    [
+        ("07.4", "lst.forced", "calls lst.forced"),
+        ("07.5", "lst.views", "calls lst.views"),
+        ("07.6", "lst.grades", "calls lst.grades"),
+        ("11.6", "analysis.offset_dependence", "calls analysis.offset_dependence"),
+        ("01.5", "analysis.with_temperature", "calls analysis.with_temperature"),
+    ],
+)
+def test_the_packages_own_answer_is_refused_however_it_was_imported(exercise_id, answer, words, capsys):
+    import importlib
+
+    module, name = answer.split(".")
+    function = getattr(
+        importlib.import_module({"lst": "minivit.data.lst", "analysis": "minivit.analysis"}[module]), name
+    )
+    code = function.__code__
+
+    def answer_calling(*args):
+        return function(*args)  # imported under another name: still refused
+
+    for given in (function, answer_calling):
+        passed, line = checked(exercise_id, given, capsys)
+        assert not passed and words in line, line
+    assert function.__code__ is code  # the package function is whole again after the check
+
+
+def test_the_checks_own_calls_of_the_package_function_still_work(capsys):
+    from minivit.data import lst
+
+    checked("07.4", lst.forced, capsys)
+    cells = lst.generate(3, seed=0).cells
+    assert lst.forced(cells).tolist() == solution("07.4")(cells).tolist()
+
+
+def test_an_answer_that_loops_forever_is_stopped_with_a_clear_line(capsys):
+    def answer_07_4(cells):
+        while True:
+            pass
+
+    passed = exercises.check("07.4", answer_07_4, seconds=0.3)
+    line = capsys.readouterr().out.strip()
+    assert not passed and "stopped your answer after 0.3 s" in line and "answer_07_4, line" in line, line
+    assert "`while True:`" in line, line
+
+
+def test_a_time_limit_leaves_an_outer_timer_running():
+    import signal
+
+    from minivit.exercises.core import time_limit
+
+    previous = signal.signal(signal.SIGALRM, lambda *args: None)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 30.0)
+        with time_limit(5.0):
+            pass
+        left = signal.getitimer(signal.ITIMER_REAL)[0]
+        assert 25.0 < left <= 30.0, left
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_an_error_in_the_answer_is_shown_with_its_line(capsys):
+    def answer_06_1(grid):
+        order = torch.arange(grid[0] * grid[1])
+        return order[grid[0] * grid[1]]  # one past the end
+
+    passed, line = checked("06.1", answer_06_1, capsys)
+    assert not passed and "your answer raised IndexError" in line, line
+    assert "in answer_06_1, line" in line and "`return order[grid[0] * grid[1]]" in line, line
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "answer", "words"),
+    [
+        (
+            "02.5",
+            lambda: torch.eye(32).index_put_((torch.tensor(0), torch.tensor(0)), torch.tensor(math.nan)),
+            "NaN",
+        ),
+        ("02.5", lambda: torch.full((32, 32), math.inf), "infinity"),
+        ("02.5", lambda: torch.empty(32, 32, device="meta"), "meta device"),
+        (
+            "09.7",
+            lambda: __import__("tests.exercise_forms").exercise_forms.mixup(combine=torch.maximum),
+            "not 1",
+        ),
+    ],
+)
+def test_a_message_names_what_is_wrong(exercise_id, answer, words, capsys):
+    passed, line = checked(exercise_id, built(answer), capsys)
+    what = line.partition(" — hint: ")[0]
+    assert not passed and words in what, line
+    assert "scores nothing" not in line and "sums to 1," not in line, line
 
 
 # --- unanswered and unknown ----------------------------------------------------------------------
@@ -501,12 +606,6 @@ def test_a_new_encoding_gets_a_hint_in_exercise_00_5_without_an_edit(monkeypatch
 
 
 # --- cases a learner found: a right answer refused, a wrong one accepted, a hint off or too strong ---
-
-
-def solution_as(exercise_id: str, change):
-    """The worked solution of `exercise_id` with `change` applied to what it returns."""
-    f = solution(exercise_id)
-    return lambda *args: change(f(*args))
 
 
 @pytest.mark.parametrize(

@@ -85,7 +85,8 @@ def _grid_at_patch_4(answer) -> str:
     expect(
         per_cell == 4,
         f"a cell does not hold {per_cell} patches",
-        "a cell of the 3×3 layout is 8×8 pixels: count the 4×4 patches across and down it",
+        "the shapes sit in a 3×3 layout of cells on the 24-pixel image: how wide is a cell, how many "
+        "patches fit across it, and how many down?",
     )
     return "6×6 patches, 4 to a cell: each shape is cut into 4 patches, and a shuffle can take it apart"
 

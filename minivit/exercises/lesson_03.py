@@ -16,18 +16,34 @@ from minivit.exercises.core import (
 )
 
 
-@exercise("03.7", "the spread of a normal cut at ±2σ", hint="answer a number")
+def _cut_spread(a: float) -> float:
+    """The standard deviation of N(0, 1) cut at ±a, not rescaled: √(1 − 2aφ(a) / (Φ(a) − Φ(−a)))."""
+    phi = math.exp(-(a**2) / 2) / math.sqrt(2 * math.pi)  # the standard normal's density at a
+    mass = math.erf(a / math.sqrt(2))  # P(−a < z < a)
+    return math.sqrt(1 - 2 * a * phi / mass)
+
+
+@exercise("03.7", "the spread of a normal cut at ±aσ", hint="return a number")
 def _trunc_spread(answer) -> str:
-    x = number(answer, "answer the standard deviation as a multiple of σ, e.g. 0.5")
-    phi = math.exp(-2) / math.sqrt(2 * math.pi)  # the standard normal's density at 2
-    mass = math.erf(2 / math.sqrt(2))  # P(-2 < z < 2)
-    right = math.sqrt(1 - 4 * phi / mass)
-    if abs(x - right) <= 0.002:
-        return f"{right:.3f} σ: minivit's 0.02 start has a spread of {0.02 * right:.4f}"
-    expect(x < 1, f"{x:g} is not below 1", "cutting off the tails removes the values farthest from 0")
-    raise Wrong(
-        f"{x:g} σ is not the spread of N(0, σ²) cut at ±2σ (to 3 decimals)",
-        "draw a million values with torch.nn.init.trunc_normal_(t, std=1.0, a=-2, b=2) and measure t.std()",
+    f = function(answer, "(a)")
+    hint = "draw a million values with torch.nn.init.trunc_normal_(t, std=1.0, a=-a, b=a) and measure t.std()"
+    # within 0.005: a million draws measure it to about 0.001
+    for a in (2.0, 1.0, 3.0, 0.5, 1.5):
+        x = number(f(a), "return the standard deviation as a multiple of σ, e.g. 0.5")
+        right = _cut_spread(a)
+        if abs(x - right) <= 0.005:
+            continue
+        if abs(x - right**2) <= 0.005:
+            raise Wrong(f"at a = {a:g} you give {x:.4g}: the variance, not the standard deviation", hint)
+        expect(
+            x < 1,
+            f"at a = {a:g}, {x:g} is not below 1",
+            "cutting off the tails removes the values farthest from 0",
+        )
+        raise Wrong(f"at a = {a:g}, {x:g} σ is not the spread of N(0, σ²) cut at ±aσ (to 0.005)", hint)
+    return (
+        f"{_cut_spread(2):.3f} σ at ±2σ, {_cut_spread(1):.3f} σ at ±1σ: minivit's 0.02 start has a spread of "
+        f"{0.02 * _cut_spread(2):.4f}"
     )
 
 

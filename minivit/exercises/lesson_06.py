@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from minivit.exercises.core import (
@@ -101,24 +103,56 @@ def _steeper_slopes(answer) -> str:
     )
 
 
-@exercise("06.5", "the mean attention distance of uniform attention", hint="return a number")
+def _window_distance(grid, radius: float) -> float:
+    """The mean distance of uniform attention over the patches within `radius` of each query."""
+    from minivit import analysis
+
+    d = analysis.grid_distances(grid).double()
+    near = d <= radius + 1e-9
+    return ((d * near).sum(1) / near.sum(1)).mean().item()
+
+
+@exercise("06.5", "the mean attention distance of uniform attention within a radius", hint="return a number")
 def _uniform_distance(answer) -> str:
     from minivit import analysis
 
-    f = function(answer, "(grid)")
-    for grid in ((3, 3), (4, 4), (14, 14), (2, 5), (1, 7)):
+    f = function(answer, "(grid, radius)")
+    for grid, radius in (
+        ((3, 3), 1.0),
+        ((4, 4), 1.5),
+        ((5, 3), 2.0),
+        ((4, 4), math.inf),
+        ((2, 5), 0.5),
+        ((6, 6), 2.5),
+    ):
+        want = _window_distance(grid, radius)
+        got = number(f(grid, radius), "return a number")
         d = analysis.grid_distances(grid).double()
-        want = d.mean().item()
-        got = number(f(grid), "return a number")
-        n = d.shape[0]
-        if abs(got - want * n / (n - 1)) < 1e-6:
+        near = d <= radius + 1e-9
+        others = near & (d > 0)
+        if (
+            others.any()
+            and abs(got - ((d * others).sum(1) / others.sum(1).clamp_min(1)).mean().item()) < 1e-6
+        ):
             raise Wrong(
-                f"on grid {grid} you give {got:.4f}, the mean over other patches only",
+                f"on grid {grid} with radius {radius:g} you give {got:.4f}, the mean over other patches only",
                 "uniform attention attends to the query's own patch too, at distance 0",
+            )
+        if abs(got - (d * near).sum().item() / near.sum().item()) < 1e-6 and abs(got - want) > 1e-6:
+            raise Wrong(
+                f"on grid {grid} with radius {radius:g} you give {got:.4f}, a mean over all pairs in reach",
+                "each query spreads its attention over its own window: a corner's window holds fewer "
+                "patches than a centre's, and each query's weights sum to 1; average per query, then over "
+                "the queries",
             )
         expect(
             abs(got - want) < 1e-6,
-            f"on grid {grid} you give {got:.4f}, the distance is {want:.4f}",
-            "average the Euclidean distance in patches over every (query, key) pair of the grid",
+            f"on grid {grid} with radius {radius:g} you give {got:.4f}, the distance is {want:.4f}",
+            "each query attends alike to every patch within `radius` of it (Euclidean distance in "
+            "patches, its own patch included); average the distance over its window, then over the queries",
         )
-    return "1.45 patches on 3×3, 2.008 on 4×4: the yardstick against which a head is 'nearly uniform'"
+    return (
+        f"{_window_distance((3, 3), math.inf):.2f} patches on 3×3 with no limit (the lesson's yardstick), "
+        f"{_window_distance((14, 14), 1.5):.2f} on 14×14 within 1.5: a head that looks next door has a "
+        "distance near 1, whatever the grid"
+    )

@@ -81,7 +81,7 @@ def _best_blind(answer) -> str:
         want = _blind_accuracy(g)
         got = number(f(g), "return the accuracy, a number from 0 to 1")
         expect(
-            abs(got - float(want)) < 1e-9,
+            abs(got - float(want)) < 1e-6,  # float32 answers too; fractions of g ≤ 7 lie far apart
             f"on a {g}×{g} layout you give {got:.4f}",
             "the model answers alike for every cell a mirror or a turn of the square maps the shape's cell "
             "to; count those classes of cells (on 4×4: corners, edges, centre) and guess once per class",
