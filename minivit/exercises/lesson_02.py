@@ -49,6 +49,8 @@ def _first_rise(answer) -> str:
 @exercise("02.2", "the patch most like (0, 7) under the raster encoding", hint="answer (row, col)")
 def _raster_neighbour(answer) -> str:
     form = "answer the patch as (row, col), e.g. (3, 4)"
+    if hasattr(answer, "shape") and hasattr(answer, "tolist") and tuple(answer.shape) == (2,):
+        answer = answer.tolist()  # a tensor or an array of two entries is a pair too
     expect(
         isinstance(answer, (tuple, list)) and len(answer) == 2,
         f"the answer is {kind(answer)}, not a pair (row, col)",
