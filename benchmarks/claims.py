@@ -178,7 +178,7 @@ def claim_specs(text: str) -> dict[str, dict]:
             specs[name.value] = {
                 "op": op.value if isinstance(op, ast.Constant) else None,
                 "bound": _literal_number(node.args[3]),
-                "about": about.value if isinstance(about, ast.Constant) else "training",
+                "about": about.value if isinstance(about, ast.Constant) else "task",
             }
     return specs
 
@@ -465,7 +465,7 @@ def null_verdict(name: str, nulls: list[dict]) -> dict:
 
 
 def fails_its_null(kinds: dict) -> bool:
-    """A claim about training fails every null run it has, or 95% of 20 or more; and it has some."""
+    """A claim about the task fails every null run it has, or 95% of 20 or more; and it has some."""
     made = sum(k["made"] for k in kinds.values())
     failed = sum(k["failed"] for k in kinds.values())
     return made > 0 and (failed == made or (made >= 20 and failed >= 0.95 * made))
@@ -498,21 +498,24 @@ def table(records: list[dict], null_records: list[dict] = ()) -> str:
         "seeds none of the sweep's, one thread, `benchmarks/nulls.jsonl`): every training's labels",
         "shuffled (nothing about the task can be learned), and where a claim is about how far training",
         "moves something, every gradient replaced by noise of its size (the optimizer moves every weight",
-        "as far, in no direction the task gives). A claim about training must fail on every null run",
+        "as far, in no direction the task gives). A claim about the task must fail on every null run",
         "(or on 95% of 20 or more). What each claim is about (the `about` column):",
         "",
-        "- *training*: an effect of training on the task; it must fail its null;",
+        "- *task*: an effect of learning the task; it must fail when the labels are shuffled;",
+        "- *training*: what any training does, on shuffled labels too (weights move, attention sharpens);",
+        "  the lesson says so, and its null is the untrained model the lesson shows beside it;",
         "- *absence*: that something does not happen (a model stays at chance, a table gains no layout);",
         "  a null passes it too, so it is shown against a control that does learn (named in the lesson's",
         "  claims index);",
-        "- *untrained*: about random draws or untrained models; training is not its cause;",
+        "- *untrained*: about random draws, untrained models or what an operation does to any model;",
+        "  training is not its cause;",
         "- *fixed*: the same value in every run (recorded results, exact numbers); no seed and no null",
         "  moves it.",
         "",
         f"A claim is flagged (⚠) when it fails a run, when its smallest margin is under a {THIN}th of",
         "its median margin (a claim that only just holds on some machine), or when its runs split into",
         "two groups, the gap between them wider than the spread within each (⚠ 2: some runs took",
-        "another route); a claim about training is flagged ⚠ null when a null run passes it, and",
+        "another route); a claim about the task is flagged ⚠ null when a null run passes it, and",
         f"⚠ near when its null comes within a {THIN}th of the real runs' median margin of passing. Runs",
         "are of each lesson's current code; the machines and torch builds they ran on are listed per",
         "lesson.",
@@ -562,14 +565,14 @@ def table(records: list[dict], null_records: list[dict] = ()) -> str:
             first = next(c for cs in per_run for c in cs)
             smallest, median = min(margins), statistics.median(margins)
             about = "fixed" if fixed([c["value"] for cs in per_run for c in cs]) else (
-                specs.get(name, {}).get("about", "training"))  # fmt: skip
+                specs.get(name, {}).get("about", "task"))  # fmt: skip
             abouts.append(about)
             thin = passed < len(runs) or smallest < median / THIN
             flags = ["⚠ 2" if two_groups(margins) else "⚠" if thin else ""]
             kinds = null_verdict(name, nulls) if about != "fixed" else {}
             failed = "; ".join(f"{k['failed']}/{k['made']} {kind}" for kind, k in kinds.items()) or "—"
             closest = "; ".join(fmt(k["value"]) for k in kinds.values()) or "—"
-            if about == "training" and kinds:
+            if about == "task" and kinds:
                 if not fails_its_null(kinds):
                     flags.append("⚠ null")
                 elif -max(k["margin"] for k in kinds.values()) < median / THIN:
@@ -582,8 +585,8 @@ def table(records: list[dict], null_records: list[dict] = ()) -> str:
         by_kind = {kind: sorted(r["seed"] for r in nulls if r["null"] == kind) for kind in NULL_WORDS}
         made = [f"{len(seeds_)} with {NULL_WORDS[kind]}, seeds {seeds_[0]}-{seeds_[-1]}"
                 for kind, seeds_ in by_kind.items() if seeds_]  # fmt: skip
-        if "training" not in abouts:
-            lines.append("No claim about training: its claims need no null.")
+        if "task" not in abouts:
+            lines.append("No claim about what training learns of the task: its claims need no null.")
         elif made:
             lines.append(f"Null runs: {'; '.join(made)}; one thread.")
         else:

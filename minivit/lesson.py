@@ -228,10 +228,10 @@ def _number(value) -> float:
     return float(value)
 
 
-ABOUT = ("training", "absence", "untrained")  # what a claim is about (see `claim`)
+ABOUT = ("task", "training", "absence", "untrained")  # what a claim is about (see `claim`)
 
 
-def claim(name: str, value, op: str, bound, *, about: str = "training") -> None:
+def claim(name: str, value, op: str, bound, *, about: str = "task") -> None:
     """Assert ``value op bound`` (op one of > >= < <=) for the claim called `name`.
 
     Args:
@@ -241,11 +241,13 @@ def claim(name: str, value, op: str, bound, *, about: str = "training") -> None:
         op: ">", ">=", "<" or "<=".
         bound: the number the value (every value) must clear.
         about: what the claim is about, which says what null it must fail (``benchmarks/claims.py
-            --null``, `minivit.nulls`): "training" (the default: an effect of training on the task; it
-            must fail when the labels are shuffled, or the null that removes its cause), "absence"
-            (that something does not happen, e.g. a model stays at chance: a null passes it too, and a
-            control in the lesson that does learn gives it its meaning) or "untrained" (about random
-            draws or untrained models: training is not its cause).
+            --null``, `minivit.nulls`): "task" (the default: an effect of learning the task; it must
+            fail when every training's labels are shuffled), "training" (what any training does, on
+            shuffled labels too, e.g. weights moving; the lesson says so, and its null is the
+            untrained model), "absence" (that something does not happen, e.g. a model stays at chance:
+            a null passes it too, and a control in the lesson that does learn gives it its meaning) or
+            "untrained" (about random draws, untrained models or what an operation does to any model:
+            training is not its cause).
 
     Returns nothing, as ``assert`` does, so a cell that ends with a claim shows no value (a value
     that changes with the seed would be an output the seed check compares).

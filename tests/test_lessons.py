@@ -450,7 +450,7 @@ def test_the_table_shows_each_claim_against_its_null():
         for line in claims.table(real, nulls).splitlines()
         if line.startswith("| ")
     }
-    assert "| training |" in rows["learned"] and "| 3/3 labels | 0.1 |" in rows["learned"]
+    assert "| task |" in rows["learned"] and "| 3/3 labels | 0.1 |" in rows["learned"]
     assert "⚠" not in rows["learned"]
     assert "| 1/3 labels | 0.6 | ⚠ null |" in rows["moved"]  # two null runs pass it
     assert "| fixed |" in rows["recorded"] and "| — | — |" in rows["recorded"]
@@ -461,10 +461,10 @@ def test_a_restated_bound_judges_the_recorded_runs_again():
     bound is restated keep counting, judged against the new bound; a changed value is new code."""
     claims = _claims_benchmark()
     cell = '# %%\nlesson.claim("x learns", acc - 0.1, ">", 0.3)\n'
-    restated = '# %%\nlesson.claim("x learns", acc - 0.1, ">", 0.45, about="training")  # stricter\n'
+    restated = '# %%\nlesson.claim("x learns", acc - 0.1, ">", 0.45, about="task")  # stricter\n'
     assert claims.code_hash(cell) == claims.code_hash(restated)
     assert claims.code_hash(cell) != claims.code_hash(cell.replace("acc - 0.1", "acc - 0.2"))
-    assert claims.claim_specs(restated) == {"x learns": {"op": ">", "bound": 0.45, "about": "training"}}
+    assert claims.claim_specs(restated) == {"x learns": {"op": ">", "bound": 0.45, "about": "task"}}
     record = {"name": "x learns", "value": 0.4, "op": ">", "bound": 0.3, "margin": 0.1, "passed": True}
     again = claims.judged(record, claims.claim_specs(restated)["x learns"])
     assert again["passed"] is False and again["bound"] == 0.45 and abs(again["margin"] + 0.05) < 1e-12

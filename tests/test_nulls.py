@@ -72,6 +72,6 @@ def test_a_model_learns_the_task_and_its_shuffled_label_null_does_not(monkeypatc
 
 
 def test_a_claim_says_what_it_is_about():
-    with pytest.raises(ValueError, match=r"about='trained' is not one of training, absence, untrained"):
+    with pytest.raises(ValueError, match=r"about='trained' is not one of task, training, absence, untrained"):
         lesson.claim("x", 1.0, ">", 0.0, about="trained")
     lesson.claim("x", 1.0, ">", 0.0, about="absence")  # passes: nothing raised
