@@ -848,3 +848,23 @@ def test_the_scripts_refuse_a_bad_option_in_one_line(script, argv, says):
     )
     err = done.stderr.strip()
     assert done.returncode == 2 and "Traceback" not in err and re.search(says, err.splitlines()[-1]), err
+
+
+def test_damaged_mnist_files_are_named_in_one_line(tmp_path, capsys):
+    """b43: torchvision's bare AssertionError for MNIST files cut short or damaged."""
+    pytest.importorskip("torchvision")
+    raw = tmp_path / "data" / "MNIST" / "raw"
+    raw.mkdir(parents=True)
+    for name in (
+        "train-images-idx3-ubyte",
+        "train-labels-idx1-ubyte",
+        "t10k-images-idx3-ubyte",
+        "t10k-labels-idx1-ubyte",
+    ):
+        (raw / name).write_bytes(os.urandom(5000))
+    argv = ["train", "--task", "mnist", "--train-size", "64", "--test-size", "16", "--steps", "1", "--quiet"]
+    argv += ["--data-root", str(tmp_path / "data"), "--no-download", "--out", str(tmp_path / "run")]
+    one_line(
+        *run_cli(argv, capsys),
+        r"MNIST's files in .*MNIST cannot be read \(AssertionError: cut short or damaged\)",
+    )

@@ -37,6 +37,12 @@ def _torchvision(name: str, root: str | Path, train: bool, download: bool):
         )
     try:
         return klass(str(root), train=train, download=False)
+    except (AssertionError, ValueError, EOFError, OSError, IndexError) as err:  # files there, but damaged
+        folder = Path(root) / klass.__name__
+        raise DatasetUnavailable(
+            f"{klass.__name__}'s files in {folder} cannot be read ({type(err).__name__}: cut short or "
+            f"damaged); delete {folder} and download it again (or copy a good copy there)"
+        ) from None
     except RuntimeError:
         if not download:
             raise DatasetUnavailable(
