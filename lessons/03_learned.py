@@ -85,8 +85,8 @@ viz.show_images(train.images[:8], train.labels[:8], train.classes, ncols=8, patc
 # `learned` holds a trainable table of shape (36, 64), added to the 36 patch tokens before the first
 # block. Three starts are common:
 #
-# - **0.02**: the ViT convention, a normal with σ = 0.02 (`minivit` cuts it at ±2σ, as timm does: see
-#   *Going deeper*);
+# - **0.02**: the ViT convention, a normal with σ = 0.02 (`minivit` cuts it at ±2σ, as BERT's
+#   TensorFlow code does; timm's cut-offs are ±2 absolute, so timm does not cut: see *Going deeper*);
 # - **σ = 1**: what `torch.randn` and `nn.Embedding` give;
 # - **zeros**: every position starts the same, and training alone tells them apart.
 #
@@ -408,9 +408,9 @@ print(f"init zeros at 36 px, antialiased bicubic: {at_36_aa:.2f}")
 # 5. (discussion) Replace `where` with `which_shape` (content only). What does the table learn then?
 # 6. (discussion) At scale, ViT's learned 1-D table does learn rows and columns (Dosovitskiy et al.
 #    2021, Fig. 7, centre). Which of our tables comes closest after 1,000 steps, by structure score?
-# 7. `minivit`'s `trunc_normal` cuts $N(0, \sigma^2)$ at ±2σ and does not rescale what is left. What
-#    is the standard deviation of the result, as a multiple of σ (to 3 decimals)? `answer_03_7 =
-#    ...`
+# 7. `minivit`'s `trunc_normal` cuts $N(0, \sigma^2)$ at ±2σ and does not rescale what is left. Write
+#    `answer_03_7(a)`: the standard deviation of $N(0, \sigma^2)$ cut at ±aσ (not rescaled), as a
+#    multiple of σ, for any cut a > 0 (within 0.005). What does it give at a = 2, and at a = 1?
 
 # %% tags=["exercise"]
 from minivit import exercises

@@ -344,9 +344,12 @@ answer_06_4 = ...  # your code
 exercises.check("06.4", answer_06_4)
 
 # %% [markdown]
-# 5. Uniform attention is the yardstick above for a head that is "nearly uniform". Write
-#    `answer_06_5(grid)`: the mean attention distance, in patches, of a head that attends uniformly
-#    over a (gh, gw) grid (every patch, the query's own included).
+# 5. Uniform attention is the yardstick above for a head that is "nearly uniform". A local head is
+#    nearly uniform over a window instead. Write `answer_06_5(grid, radius)`: the mean attention
+#    distance, in patches, of a head whose every query attends uniformly to the patches of a (gh, gw)
+#    grid within Euclidean distance `radius` of it (its own patch included). With `radius=math.inf`
+#    it is the yardstick above; what is it within 1.5 on a 14×14 grid, and why does a corner's
+#    query count for as much as a centre's?
 
 # %% tags=["exercise"]
 answer_06_5 = ...  # your code

@@ -391,8 +391,8 @@ lesson.claim("the grade mix: quaternary is σ = 2's lowest held-out score", min(
 # ### How far the tables moved
 #
 # Adam normalises each gradient by its running size, so a step moves an entry by about the learning
-# rate. (With the default betas it is at most about 3.2 times the rate; Kingma & Ba 2015, arXiv
-# 1412.6980, §2.1.) Summed over the run, the learning rate gives the **reach**, Σ lr. That is as far
+# rate. (Kingma & Ba 2015, arXiv 1412.6980, §2.1, call about 3.2 times the rate an upper bound for the
+# default betas. It is not one: in lesson 04 growing gradients reach 7.27 times the rate.) Summed over the run, the learning rate gives the **reach**, Σ lr. That is as far
 # as an entry could travel if every step pushed it the same way, so it is a loose bound. Steps that
 # change sign travel much less: a random walk of the same steps goes about lr × √steps. The
 # reference run's tables have a reach of 25.6 (1e-4 × 256,064 steps); this sweep's, 0.8. How far
@@ -703,7 +703,8 @@ lesson.claim("dropout on costs less than 0.03 on training and held-out puzzles",
 #    3.0 --seeds 2 --out my_sweep.json` and extend the curve.
 # 4. Every answer is forced by the rules, which the lesson checks by enumerating the 576 squares. Do
 #    it yourself: write `answer_07_4(cells)`, the symbol forced at the query of each puzzle of
-#    `cells` [P, 16] (0 blank, 1–4 shown, 5 the query), a tensor [P], from `lst.latin_squares()`.
+#    `cells` [P, 16] (0 blank, 1–4 shown, 5 the query), a tensor [P], from `lst.latin_squares()`
+#    (not with `lst.forced`, which the lesson uses: the check refuses it).
 
 # %% tags=["exercise"]
 from minivit import exercises
@@ -715,7 +716,8 @@ exercises.check("07.4", answer_07_4)
 
 # %% [markdown]
 # 5. Write `answer_07_5(cells)`: one key per puzzle (a string or a tuple), equal for two puzzles
-#    exactly when they have the same view: the query's cell with its row and its column. Why can a
+#    exactly when they have the same view: the query's cell with its row and its column (not with
+#    `lst.views`: the check refuses it). Why can a
 #    model answer a binary or ternary held-out puzzle whose view it saw without knowing the rule?
 
 # %% tags=["exercise"]
@@ -726,7 +728,8 @@ exercises.check("07.5", answer_07_5)
 
 # %% [markdown]
 # 6. Write `answer_07_6(cells)`: each puzzle's grade, `"binary"`, `"ternary"` or `"quaternary"`,
-#    from the symbols its query's row and column show (every puzzle here is forced).
+#    from the symbols its query's row and column show (every puzzle here is forced; not with
+#    `lst.grades`: the check refuses it).
 
 # %% tags=["exercise"]
 answer_07_6 = ...  # your code

@@ -360,8 +360,9 @@ lesson.claim("a summed gradient would show in one SGD step: orders of magnitude 
 # `--batch-size` is the global batch; each GPU takes 128 of it.
 #
 # **What to remember.** On real photos at a CPU budget, position adds under 15 points to a bag of
-# patches, and one seed cannot rank the encodings. Three recorded seeds put RoPE-mixed first and the
-# bias-only encodings behind it. A training step costs about 6 × parameters × tokens FLOPs whatever
+# patches, and one seed cannot rank the encodings. Three recorded seeds put the bias-only encodings
+# behind RoPE-mixed; they do not order RoPE-mixed, RoPE-axial, learned and sincos2d, whose seeds
+# overlap. A training step costs about 6 × parameters × tokens FLOPs whatever
 # the encoding, and a model this small keeps a GPU far from its peak.
 
 # %% [markdown]

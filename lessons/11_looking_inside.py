@@ -547,7 +547,8 @@ exercises.check("11.5", answer_11_5)
 
 # %% [markdown]
 # 6. Write `answer_11_6(scores, grid)`: the fraction of the variance of scores [N, N] between
-#    patches that is left within offsets, the formula of the offset-only test above. What does it
+#    patches that is left within offsets, the formula of the offset-only test above, by hand (not
+#    with `analysis.offset_dependence`: the check refuses it). What does it
 #    give for random scores, and why not 1?
 
 # %% tags=["exercise"]

@@ -215,7 +215,7 @@ lesson.claim("two random generators do not commute", commutator.norm(), ">", 0.2
 # patch of a 6×6 grid and score every pair, for 8 random pairs $(q, k)$.
 # `analysis.offset_dependence` measures the share of the scores' variance left *within* the offsets.
 # **Here 0 means offset-only**: the larger the share, the more the score depends on where the pair
-# sits. (It is one minus the explorer's share above.)
+# sits. (The explorer above plots the same share.)
 #
 # One subtlety. On a line through the origin the positions are multiples of one vector, and
 # $G(tu) = t\,G(u)$. Multiples of one matrix commute, so there any generators act like 1-D RoPE:
@@ -779,9 +779,11 @@ print("recorded on:", family_sweep["provenance"]["hardware"], "(this sweep);", z
 # measure (exercise 6).
 #
 # Among the rotation members the sweep cannot rank. Lesson 08's sweep has the same setting, seeds
-# and torch version (asserted), recorded on two threads where this one used one. There every
-# RoPE-axial and RoPE-mixed run learned by step 1,000. Here RoPE-mixed seed 0 and RoPE-axial seed 2
-# are still on the plateau (the last line printed above). The thread count changes the order in which
+# and torch version (asserted). There every RoPE-axial and RoPE-mixed run learned by step 1,000. Here
+# RoPE-mixed seed 0 and RoPE-axial seed 2 are still on the plateau (the last line printed above). The
+# two recordings ran different code: lesson 08's trained each seed alone with `fit`, on two threads;
+# this one trained each member's seeds together with `fit_ensemble` (batched, its attention written
+# out, equal to single runs only to float32 rounding), on one thread. Both change the order in which
 # floating-point sums are added, and at this scale that can decide whether a run leaves the plateau.
 # A run on the plateau has little above chance to lose, so which member "keeps more" off its training
 # size turns on which of its runs learned. At this scale the order of two members is as much the
@@ -971,5 +973,5 @@ exercises.check("12.3", answer_12_3)
 # | recorded, canvas: PoPE is no better than chance on every larger canvas, on every seed | `lesson.claim("recorded, canvas: PoPE is no better than chance on every larger canvas, on every seed", {f"{s} px, seed {seed}": canvas["pope", seed][str(s)] for seed in range(3) for s in canvas_sizes if s > 32}, "<", 0.4)` | a PoPE run that carries the task to 5×5 cells, as the rotation members do |
 # | recorded, canvas: at 64 px most rotation runs keep less than 0.7 | `lesson.claim("recorded, canvas: at 64 px most rotation runs keep less than 0.7", sum(far_down) / len(far_down), ">", 0.5)` | the rotation members carry the task to 8×8 cells |
 # | recorded, canvas: at 40 px one member's seeds spread more than the members' means, so the sweep does not rank them as a whole | `lesson.claim("recorded, canvas: at 40 px one member's seeds spread more than the members' means", spread_seeds - spread_members, ">", 0.1)` | every member's seeds agree within less than the gaps between members (then the means would rank them) |
-# | recorded: lesson 08's sweep and this one share the setting (all but the list of encodings) and the torch version | `assert same_setting == {k: v for k, v in zoom_sweep["settings"]["relation"].items() if k != "variants"}, "one setting in both"` `assert family_sweep["provenance"]["torch"] == zoom_sweep["provenance"]["torch"], "one torch version in both recordings"` | a recording with other steps, sizes or data, or on another torch version (then the difference between the two is not the thread count's alone to explain) |
+# | recorded: lesson 08's sweep and this one share the setting (all but the list of encodings) and the torch version | `assert same_setting == {k: v for k, v in zoom_sweep["settings"]["relation"].items() if k != "variants"}, "one setting in both"` `assert family_sweep["provenance"]["torch"] == zoom_sweep["provenance"]["torch"], "one torch version in both recordings"` | a recording with other steps, sizes or data, or on another torch version (then the two recordings differ in that as well as in their code path and thread count) |
 # | recorded, canvas: PoPE's seed 0 at 40 px scores more than three standard errors below chance | `assert canvas["pope", 0]["40"] < 1 / 3 - 3 * math.sqrt(2 / 9 / 1000), "recorded, canvas: PoPE seed 0 at 40 px, below chance"` | a recording in which that run guesses (within three standard errors of 1/3) |
