@@ -24,7 +24,7 @@ import pytest
 import torch
 
 from minivit import ViT, ViTConfig, analysis
-from minivit.posenc import REGISTRY, build
+from minivit.posenc import REGISTRY, GridCache, build, grid_coords, grid_distances
 
 NAMES = list(REGISTRY)
 GRIDS = [(3, 5), (5, 3)]
@@ -241,3 +241,24 @@ def test_a_gradient_reaches_every_entry_of_every_trainable_parameter(name, prefi
             if grid == GRIDS[0]:  # at the grid it was built for, every entry is used
                 dead = (p.grad == 0).float().mean().item()
                 assert dead == 0, f"{name}: {dead:.0%} of {key}'s entries get no gradient at {grid}"
+
+
+def test_the_grid_cache_keys_by_grid_device_and_extra_and_refuses_a_parameters_value():
+    cache, calls = GridCache(), []
+
+    def compute(grid):
+        calls.append(grid)
+        return grid_distances(grid)
+
+    for grid in [(3, 5), (5, 3), (3, 5)]:
+        torch.testing.assert_close(
+            cache.get(grid, None, lambda grid=grid: compute(grid)), grid_distances(grid)
+        )
+    assert calls == [(3, 5), (5, 3)]  # the second 3x5 from the cache
+    cache.get((3, 5), None, lambda: compute((3, 5)), "interpolate")
+    assert calls[-1] == (3, 5) and len(calls) == 3  # another extra, another entry
+    rc = grid_coords((3, 5))
+    assert grid_distances((3, 5))[0, 14] == torch.dist(rc[0], rc[14])  # (0, 0) to (2, 4)
+    weight = torch.ones(1, requires_grad=True)
+    with pytest.raises(ValueError, match="must not depend on a parameter"):
+        cache.get((2, 2), None, lambda: weight * grid_distances((2, 2))[None])

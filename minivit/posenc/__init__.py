@@ -13,8 +13,10 @@ from minivit.checks import Declared, check_declared, declared
 from minivit.posenc.alibi import ALiBi1D, ALiBi2D, alibi_slopes
 from minivit.posenc.base import (
     Grid,
+    GridCache,
     PositionalEncoding,
     grid_coords,
+    grid_distances,
     offset_bias,
     pad_prefix,
     relative_offsets,
@@ -131,6 +133,7 @@ __all__ = [
     "ALiBi1D",
     "ALiBi2D",
     "Grid",
+    "GridCache",
     "Learned",
     "LieRE",
     "NoPosition",
@@ -151,6 +154,7 @@ __all__ = [
     "check_options",
     "declarations",
     "grid_coords",
+    "grid_distances",
     "offset_bias",
     "options_of",
     "pad_prefix",

@@ -16,7 +16,7 @@ import math
 import torch
 from torch import Tensor
 
-from minivit.posenc.base import Grid, PositionalEncoding, grid_coords, pad_prefix
+from minivit.posenc.base import Grid, GridCache, PositionalEncoding, grid_distances, pad_prefix
 
 
 def alibi_slopes(heads: int) -> list[float]:
@@ -43,17 +43,15 @@ class _ALiBi(PositionalEncoding):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.register_buffer("slopes", torch.tensor(alibi_slopes(self.heads)), persistent=False)
-        self._cache: dict = {}
+        self._distances = GridCache()  # the slopes apply at each call: changed in place, they count
 
     def distances(self, grid: Grid) -> Tensor:
         raise NotImplementedError
 
     def attn_bias(self, grid: Grid, layer: int) -> Tensor:
-        key = (tuple(grid), self.slopes.device)
-        if key not in self._cache:
-            d = self.distances(grid).to(self.slopes.device)  # (N, N)
-            self._cache[key] = pad_prefix(-self.slopes[:, None, None] * d, self.num_prefix_tokens)
-        return self._cache[key]
+        device = self.slopes.device
+        d = self._distances.get(grid, device, lambda: self.distances(grid).to(device))  # (N, N)
+        return pad_prefix(-self.slopes[:, None, None] * d, self.num_prefix_tokens)
 
 
 class ALiBi1D(_ALiBi):
@@ -68,5 +66,4 @@ class ALiBi2D(_ALiBi):
     """2-D ALiBi: Euclidean distance between patch coordinates (row, col)."""
 
     def distances(self, grid: Grid) -> Tensor:
-        rc = grid_coords(grid)
-        return torch.cdist(rc, rc)
+        return grid_distances(grid)

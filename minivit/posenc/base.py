@@ -45,6 +45,39 @@ def grid_coords(grid: Grid, *, device=None, dtype=torch.float32) -> Tensor:
     return torch.stack([r.reshape(-1), c.reshape(-1)], dim=-1)  # (gh*gw, 2)
 
 
+def grid_distances(grid: Grid, *, device=None) -> Tensor:
+    """Euclidean distance between every pair of patches (row, col), in patches: [N, N]."""
+    rc = grid_coords(grid, device=device)
+    return torch.cdist(rc, rc)
+
+
+class GridCache:
+    """Fixed values an encoding computes once per grid and device (a distance matrix, rotations),
+    keyed by the grid, the device and whatever else they depend on (`extra`: an option that can be
+    switched after a run, the `reference_grid` a state dict sets).
+
+    Only values that no parameter enters: one computed from a parameter would neither train nor
+    follow `load_state_dict`, so `get` refuses a value that requires grad. Cache what comes before
+    the parameter (the distances) and apply the parameter at every call.
+    """
+
+    def __init__(self):
+        self._values: dict = {}
+
+    def get(self, grid: Grid, device, compute: Callable[[], Tensor], *extra) -> Tensor:
+        """The value for (grid, device, *extra), computed by `compute()` the first time."""
+        key = (tuple(grid), device, *extra)
+        if key not in self._values:
+            value = compute()
+            if value.requires_grad:
+                raise ValueError(
+                    "a cached value must not depend on a parameter (it would not train, and would "
+                    "outlive load_state_dict): cache what comes before the parameter, apply it at each call"
+                )
+            self._values[key] = value
+        return self._values[key]
+
+
 def pad_prefix(bias: Tensor, num_prefix_tokens: int) -> Tensor:
     """Extend a patch-to-patch bias [H, n, n] with zero rows/cols for the prefix tokens first."""
     if num_prefix_tokens == 0:

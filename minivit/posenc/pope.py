@@ -97,10 +97,10 @@ class PoPE(_RoPE):
     def rotate(self, q: Tensor, k: Tensor, grid: Grid, layer: int) -> tuple[Tensor, Tensor]:
         p = self.num_prefix_tokens
         with torch.autocast(q.device.type, enabled=False):
-            key = (tuple(grid), q.device, bool(self.interpolate), self.reference_grid)
-            if key not in self._cache:
-                self._cache[key] = self.angles(grid, layer).to(q.device)
-            angles = self._cache[key]  # (N, Dh)
+            extra = (bool(self.interpolate), self.reference_grid)
+            angles = self._cache.get(
+                grid, q.device, lambda: self.angles(grid, layer).to(q.device), *extra
+            )  # (N, Dh)
             angles = F.pad(angles, (0, 0, p, 0))  # (P+N, Dh): prefix tokens at angle 0
             bias = F.pad(self.phase(layer)[:, None, :].expand(-1, angles.shape[0] - p, -1), (0, 0, p, 0))
             dtype = compute_dtype(q)

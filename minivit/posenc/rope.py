@@ -28,7 +28,7 @@ import math
 import torch
 from torch import Tensor, nn
 
-from minivit.posenc.base import Base, Grid, PositionalEncoding, grid_coords
+from minivit.posenc.base import Base, Grid, GridCache, PositionalEncoding, grid_coords
 
 
 def rotate_pairs(x: Tensor, angles: Tensor | None = None, *, rotation: Tensor | None = None) -> Tensor:
@@ -68,7 +68,7 @@ class _RoPE(PositionalEncoding):
     def __init__(self, *, base: Base, interpolate: bool = False, **kwargs):
         super().__init__(**kwargs)
         self.base, self.interpolate = float(base), interpolate
-        self._cache: dict = {}
+        self._cache = GridCache()
 
     def positions(self, grid: Grid) -> Tensor:
         """(row, col) of each patch [N, 2]; with `interpolate`, scaled by trained / new grid size per
@@ -87,12 +87,13 @@ class _RoPE(PositionalEncoding):
         if self.learnable:
             angles = self.angles(grid, layer)
             return torch.polar(torch.ones_like(angles), angles)
-        # `interpolate` may be switched after a run, and loading a state dict sets `reference_grid`
-        key = (tuple(grid), device, bool(self.interpolate), self.reference_grid)
-        if key not in self._cache:
+
+        def compute() -> Tensor:
             angles = self.angles(grid, layer).to(device)
-            self._cache[key] = torch.polar(torch.ones_like(angles), angles)
-        return self._cache[key]
+            return torch.polar(torch.ones_like(angles), angles)
+
+        # `interpolate` may be switched after a run, and loading a state dict sets `reference_grid`
+        return self._cache.get(grid, device, compute, bool(self.interpolate), self.reference_grid)
 
     def rotate(self, q: Tensor, k: Tensor, grid: Grid, layer: int) -> tuple[Tensor, Tensor]:
         p = self.num_prefix_tokens

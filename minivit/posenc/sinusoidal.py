@@ -18,7 +18,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from minivit.checks import Annotated, Number
-from minivit.posenc.base import Base, Grid, PositionalEncoding, grid_coords
+from minivit.posenc.base import Base, Grid, GridCache, PositionalEncoding, grid_coords
 
 
 def sincos_1d(positions: Tensor, dim: int, base: float = 10000.0) -> Tensor:
@@ -64,7 +64,7 @@ class _Sinusoidal(PositionalEncoding):
     ):
         super().__init__(**kwargs)
         self.base, self.per_block, self.dropout = float(base), bool(per_block), float(dropout)
-        self._cache: dict = {}
+        self._cache = GridCache()
         self.table(self.grid)  # fail early on a width the encoding cannot use
 
     def _patch_table(self, grid: Grid) -> Tensor:
@@ -72,12 +72,12 @@ class _Sinusoidal(PositionalEncoding):
 
     def table(self, grid: Grid, *, device=None, dtype=torch.float32) -> Tensor:
         """The encoding of every token for `grid`: [P+N, D] (computed once per grid and device)."""
-        key = (tuple(grid), device, dtype)
-        if key not in self._cache:
+
+        def compute() -> Tensor:
             pe = self._patch_table(grid).to(device=device, dtype=dtype)
-            prefix = pe.new_zeros(self.num_prefix_tokens, self.dim)
-            self._cache[key] = torch.cat([prefix, pe], dim=0)
-        return self._cache[key]
+            return torch.cat([pe.new_zeros(self.num_prefix_tokens, self.dim), pe], dim=0)
+
+        return self._cache.get(grid, device, compute, dtype)
 
     def add_to_tokens(self, x: Tensor, grid: Grid, layer: int) -> Tensor:
         if layer != 0 and not self.per_block:
