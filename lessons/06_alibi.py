@@ -332,8 +332,8 @@ exercises.check("06.1", answer_06_1)
 # 3. (discussion) Train `alibi2d` on `which_shape` (content only) at 24 px and evaluate at 16, 24
 #    and 48 px. Compare with `learned`.
 # 4. Press et al. chose slopes so that the heads cover many scales of a long text. Scale the slopes
-#    of the 3×3, 2-head model by 16 (`model.pos.slopes *= 16` on a fresh model, or `slopes *= 16` on
-#    a fresh encoding as in `prior_distance`: the bias is cached per grid once it has run) and
+#    of the 3×3, 2-head model by 16 (`model.pos.slopes *= 16`, or `slopes *= 16` on an encoding as
+#    in `prior_distance`: the slopes are applied at every call, so the change counts at once) and
 #    measure each head's mean attention distance as above: `answer_06_4 = [head 0, head 1]`. Does
 #    the model now beat chance on the relation task? Think of the mirror argument first.
 
