@@ -128,7 +128,7 @@ model_pos = ViT(config.with_(position="sincos2d")).eval()
 with torch.no_grad():
     change_pos = (model_pos.features(shuffled) - model_pos.features(images)).abs().max().item()
 print(f"sincos2d: largest change of the pooled output = {change_pos:.1g}")
-lesson.claim("with sincos2d the pooled output changes when the patches move", change_pos, ">", 1e-3)  # 100x the tolerance above
+lesson.claim("with sincos2d the pooled output changes when the patches move", change_pos, ">", 1e-3, about="untrained")  # 100x the tolerance above
 
 # %% [markdown]
 # ## What it costs: a task about *where* cannot be learned without position
@@ -154,7 +154,7 @@ print({name: round(a, 3) for name, a in accuracy.items()})
 
 # %% tags=["nbval-ignore-output"]
 chance = 1 / 9
-lesson.claim("without position a task about where stays at chance", accuracy["none"] - chance, "<", 0.035)  # 3.5 s.d. of 1,000 guesses
+lesson.claim("without position a task about where stays at chance", accuracy["none"] - chance, "<", 0.035, about="absence")  # 3.5 s.d. of 1,000 guesses
 lesson.claim("with position the same model learns it", accuracy["sincos2d"] - chance, ">", 0.3)
 print(f"none: {accuracy['none'] - chance:+.3f} from chance (1/9 = {chance:.2f});  sincos2d: {accuracy['sincos2d'] - chance:+.3f}")
 viz.plot_history(histories, chance=chance)
@@ -271,7 +271,7 @@ exercises.check("00.5", answer_00_5)
 # | patch size 8 cuts a 24×24 image into a 3×3 grid of 9 tokens | `assert grid == (3, 3) and tokens.shape == (1, 9, 64)` | another patch size, e.g. 4 (a 6×6 grid) |
 # | without position, shuffled patches give the same tokens, shuffled | `torch.testing.assert_close(tokens_shuffled, tokens[:, perm], atol=1e-5, rtol=0)` | the model has a position encoding (`sincos2d`) |
 # | without position, the pooled output ignores the order of the patches | `assert change_none < 1e-5` | the model has a position encoding (`sincos2d`: 0.04) |
-# | with `sincos2d`, the pooled output changes when the patches move | `lesson.claim("with sincos2d the pooled output changes when the patches move", change_pos, ">", 1e-3)` | the model has no encoding (below 1e-5) |
-# | without position, a task about where stays at chance | `lesson.claim("without position a task about where stays at chance", accuracy["none"] - chance, "<", 0.035)` | the model has a position encoding (0.77 above chance in the committed run, at least 0.65 in the sweep) |
+# | with `sincos2d`, the pooled output changes when the patches move | `lesson.claim("with sincos2d the pooled output changes when the patches move", change_pos, ">", 1e-3, about="untrained")` | the model has no encoding (below 1e-5) |
+# | without position, a task about where stays at chance | `lesson.claim("without position a task about where stays at chance", accuracy["none"] - chance, "<", 0.035, about="absence")` | the model has a position encoding (0.77 above chance in the committed run, at least 0.65 in the sweep) |
 # | with position, the same model learns it | `lesson.claim("with position the same model learns it", accuracy["sincos2d"] - chance, ">", 0.3)` | the encoding is removed (about 0.00 above chance) |
 # | the explorer's no-position model gives the same answers for an image and its shuffle | `torch.testing.assert_close(p_none[0], p_none[1], atol=1e-5, rtol=0)` | the `sincos2d` model is shown in its place |

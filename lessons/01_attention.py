@@ -174,9 +174,9 @@ after = analysis.entropy(trained.eval().attention_maps(test.images[:200])[0]).me
 print(f"accuracy {history.final_eval:.2f}; mean entropy of block 0: {before:.3f} before, {after:.3f} after")
 
 # %% tags=["nbval-ignore-output"]
-lesson.claim("minivit's small init: uniform attention, to four digits", before / math.log(9), ">", 0.9999)
-lesson.claim("PyTorch's default init: less uniform", before_pytorch / math.log(9), "<", 0.9999)
-lesson.claim("training sharpens block 0: on average a query spreads over fewer than 3 of the 9 tokens", after / math.log(9), "<", 0.5)
+lesson.claim("minivit's small init: uniform attention, to four digits", before / math.log(9), ">", 0.9999, about="untrained")
+lesson.claim("PyTorch's default init: less uniform", before_pytorch / math.log(9), "<", 0.9999, about="untrained")
+lesson.claim("training sharpens block 0: on average a query spreads over fewer than 3 of the 9 tokens", after / math.log(9), "<", 0.5, about="training")
 lesson.claim("the task is learned", history.final_eval, ">", 0.8)
 circle = int((test.layout[0] == 1).nonzero())  # the patch that holds the circle
 print("test image 0:", test.classes[test.labels[0]], "- the circle is in patch", circle)
@@ -209,8 +209,8 @@ for h in range(H):
     print(f"head {h}: {on_shapes[h]:.0%} on the two shapes (uniform {2 / 9:.0%}), {favourite[h]:.0%} on its "
           f"favourite patch (uniform {1 / 9:.0%}): it looks at {looks}")
 print("mean attention distance per head:", [round(d, 2) for d in distance.tolist()], f"(uniform: {uniform:.2f})")
-lesson.claim("a head of block 0 looks at the shapes or at a fixed patch", max(on_shapes.max(), favourite.max()).item(), ">", 0.35)
-lesson.claim("the heads are not local: none looks much nearer than uniform attention", uniform - distance.min(), "<", 0.2)
+lesson.claim("a head of block 0 looks at the shapes or at a fixed patch", max(on_shapes.max(), favourite.max()).item(), ">", 0.35, about="training")
+lesson.claim("the heads are not local: none looks much nearer than uniform attention", uniform - distance.min(), "<", 0.2, about="absence")
 
 # %% [markdown]
 # A head can look at *what* a patch holds: most of its attention goes to the circle and the square,
@@ -285,8 +285,8 @@ entropies = [analysis.entropy(analysis.with_temperature(trained_weights, t)).mea
 for t, e in zip(temperatures, entropies):
     print(f"T = {t:>4}: mean entropy {e:.2f} nats (uniform: {math.log(9):.2f})")
 assert all(b >= a for a, b in zip(entropies, entropies[1:]))  # softmax(s / T) never sharpens as T rises
-lesson.claim("at T = 20 more than half of log 9", entropies[-1] / math.log(9), ">", 0.5)
-lesson.claim("at T = 1 less than half of log 9", entropies[1] / math.log(9), "<", 0.5)
+lesson.claim("at T = 20 more than half of log 9", entropies[-1] / math.log(9), ">", 0.5, about="untrained")
+lesson.claim("at T = 1 less than half of log 9", entropies[1] / math.log(9), "<", 0.5, about="training")
 
 # %% [markdown]
 # ## What we covered
@@ -365,12 +365,12 @@ exercises.check("01.5", answer_01_5)
 # | the by-hand head is `explicit_attention` and torch's fused kernel | `torch.testing.assert_close(out0, ref_out)` `torch.testing.assert_close(weights, ref_weights)` `torch.testing.assert_close(out0, F.scaled_dot_product_attention(q0[None], k0[None], v0[None])[0])` | the by-hand scores lose the 1/√d |
 # | each row of weights sums to 1 | `torch.testing.assert_close(weights.sum(-1), torch.ones(9))` | the scores are used without the softmax |
 # | multi-head attention is the one head on slices of the width, concatenated and projected | `torch.testing.assert_close(heads_out[0], out0)` `torch.testing.assert_close(by_hand, package[0])` `torch.testing.assert_close(heads_weights, package_weights[0])` | the heads are cut from the width the other way (`reshape(9, Dh, H)`) |
-# | an untrained `minivit` model attends uniformly, to four digits | `lesson.claim("minivit's small init: uniform attention, to four digits", before / math.log(9), ">", 0.9999)` | the model has PyTorch's default `Linear` init |
-# | PyTorch's default init is less uniform | `lesson.claim("PyTorch's default init: less uniform", before_pytorch / math.log(9), "<", 0.9999)` | the copy keeps `minivit`'s init |
-# | training sharpens block 0 (on average a query onto fewer than 3 of the 9 tokens), and the task is learned | `lesson.claim("training sharpens block 0: on average a query spreads over fewer than 3 of the 9 tokens", after / math.log(9), "<", 0.5)` `lesson.claim("the task is learned", history.final_eval, ">", 0.8)` | training stops after 5 steps |
-# | a head of block 0 looks at the two shapes or at one fixed patch (more than 0.35 of its attention on either) | `lesson.claim("a head of block 0 looks at the shapes or at a fixed patch", max(on_shapes.max(), favourite.max()).item(), ">", 0.35)` | the untrained model's attention (22% and 11%) |
-# | the heads are not local: none looks much nearer than uniform attention | `lesson.claim("the heads are not local: none looks much nearer than uniform attention", uniform - distance.min(), "<", 0.2)` | each patch attends to itself (distance 0) |
+# | an untrained `minivit` model attends uniformly, to four digits | `lesson.claim("minivit's small init: uniform attention, to four digits", before / math.log(9), ">", 0.9999, about="untrained")` | the model has PyTorch's default `Linear` init |
+# | PyTorch's default init is less uniform | `lesson.claim("PyTorch's default init: less uniform", before_pytorch / math.log(9), "<", 0.9999, about="untrained")` | the copy keeps `minivit`'s init |
+# | training sharpens block 0 (on average a query onto fewer than 3 of the 9 tokens), and the task is learned | `lesson.claim("training sharpens block 0: on average a query spreads over fewer than 3 of the 9 tokens", after / math.log(9), "<", 0.5, about="training")` `lesson.claim("the task is learned", history.final_eval, ">", 0.8)` | training stops after 5 steps |
+# | a head of block 0 looks at the two shapes or at one fixed patch (more than 0.35 of its attention on either) | `lesson.claim("a head of block 0 looks at the shapes or at a fixed patch", max(on_shapes.max(), favourite.max()).item(), ">", 0.35, about="training")` | the untrained model's attention (22% and 11%) |
+# | the heads are not local: none looks much nearer than uniform attention | `lesson.claim("the heads are not local: none looks much nearer than uniform attention", uniform - distance.min(), "<", 0.2, about="absence")` | each patch attends to itself (distance 0) |
 # | the temperature can be changed from the weights alone | `torch.testing.assert_close(analysis.with_temperature(weights, 0.5), (scores / 0.5).softmax(-1))` | the weights are raised to T instead of 1/T |
-# | a higher temperature flattens attention (the entropy of softmax(s/T) never falls as T rises, for any scores: a check of this run's arithmetic, not of the model); at T = 20 the entropy is above half of log 9, at T = 1 below it | `assert all(b >= a for a, b in zip(entropies, entropies[1:]))` `lesson.claim("at T = 20 more than half of log 9", entropies[-1] / math.log(9), ">", 0.5)` `lesson.claim("at T = 1 less than half of log 9", entropies[1] / math.log(9), "<", 0.5)` | the weights are raised to T instead of 1/T |
+# | a higher temperature flattens attention (the entropy of softmax(s/T) never falls as T rises, for any scores: a check of this run's arithmetic, not of the model); at T = 20 the entropy is above half of log 9, at T = 1 below it | `assert all(b >= a for a, b in zip(entropies, entropies[1:]))` `lesson.claim("at T = 20 more than half of log 9", entropies[-1] / math.log(9), ">", 0.5, about="untrained")` `lesson.claim("at T = 1 less than half of log 9", entropies[1] / math.log(9), "<", 0.5, about="training")` | the weights are raised to T instead of 1/T |
 # | reordering keys and values together changes nothing | `torch.testing.assert_close(shuffled_out, heads_out)` | only the keys are reordered |
 # | equal contents get equal outputs without position, different ones with it | `assert same == (position == "none")` | patch 0 is compared with a patch whose pixels differ from its own (not its copy in patch 8) |

@@ -205,9 +205,9 @@ for name in models:
 
 # %%
 lesson.claim("the large table learns the task, far above chance (1/9)", accuracy["1.0"], ">", 0.4)
-lesson.claim("the large table gains almost no layout in training", structure["1.0"][-1] - structure["1.0"][0], "<", 0.05)
-lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1)
-lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1)
+lesson.claim("the large table gains almost no layout in training", structure["1.0"][-1] - structure["1.0"][0], "<", 0.05, about="absence")
+lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1, about="training")
+lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1, about="training")
 lesson.claim("what training adds groups positions by cell, above its null", {k: cell_delta[k] - null_delta[k] for k in ("zeros", "0.02")}, ">", 0)
 viz.plot_history(histories, chance=1 / 9)
 
@@ -311,7 +311,7 @@ print(f"after {CONTROL} steps, init zeros, trained on shuffled labels: loss {los
       f"cell contrast {cell_shuffled:.2f} (true labels: {cell_contrast(true_then):.2f})")
 
 lesson.claim("and learns the task without training the table, far above chance (1/9)", accuracy_frozen, ">", 0.4)
-lesson.claim("shuffled, nothing is learned: the loss stays near ln 9", abs(loss_shuffled - math.log(9)), "<", 0.1)
+lesson.claim("shuffled, nothing is learned: the loss stays near ln 9", abs(loss_shuffled - math.log(9)), "<", 0.1, about="absence")
 lesson.claim("with labels not tied to the cell, under half as much groups", cell_shuffled / cell_contrast(true_then), "<", 0.5)
 
 # %% [markdown]
@@ -450,11 +450,11 @@ exercises.check("03.9", answer_03_9)
 # | σ = 1 dominates the patch tokens (more than 3 times their size), 0.02 is under half their size, zeros is nothing | `assert table_norms["zeros"] == 0 and table_norms["0.02"] < token_norm / 2 and table_norms["1.0"] > 3 * token_norm  # σ = 1 dominates` | the σ = 1 model is drawn with σ = 0.02 |
 # | the σ = 1 model learns the task from its random table, far above chance (1/9) in 300 steps | `lesson.claim("the large table learns the task, far above chance (1/9)", accuracy["1.0"], ">", 0.4)` | the table is zeros and frozen (no position: chance, 1/9) |
 # | it learns the task far above chance with the random table as it is (in 300 steps: near 1 on most seeds, about 0.6-0.9 on a few) | `lesson.claim("and learns the task without training the table, far above chance (1/9)", accuracy_frozen, ">", 0.4)` | the frozen table is zeros (chance, 1/9) |
-# | the σ = 1 table gains almost no layout: its structure score rises by a few hundredths at most (0.001 to 0.029 over 40 seeds, 100-139, measured apart from the sweep: mean 0.012, standard deviation 0.007, never below 0; the bound 0.05 is five standard deviations above the mean) | `lesson.claim("the large table gains almost no layout in training", structure["1.0"][-1] - structure["1.0"][0], "<", 0.05)` | the 0.02 table is measured instead |
-# | what training adds to it is small beside its start, and outgrows the 0.02 start | `lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1)` `lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1)` | the two starts swap (σ = 1 for the 0.02 model and back) |
+# | the σ = 1 table gains almost no layout: its structure score rises by a few hundredths at most (0.001 to 0.029 over 40 seeds, 100-139, measured apart from the sweep: mean 0.012, standard deviation 0.007, never below 0; the bound 0.05 is five standard deviations above the mean) | `lesson.claim("the large table gains almost no layout in training", structure["1.0"][-1] - structure["1.0"][0], "<", 0.05, about="absence")` | the 0.02 table is measured instead |
+# | what training adds to it is small beside its start, and outgrows the 0.02 start | `lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1, about="training")` `lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1, about="training")` | the two starts swap (σ = 1 for the 0.02 model and back) |
 # | a layout whose similarity depends on the offset alone (the 2-D sinusoid) scores 0 on the cell contrast | `torch.testing.assert_close(cell_contrast(sincos_2d(grid, 64)), 0.0, atol=1e-6, rtol=0)` | a table whose similarity is not the same everywhere takes the sinusoid's place (ramps along the rows and columns) |
 # | what training adds to the zeros and 0.02 tables groups positions by cell, above a permutation null | `lesson.claim("what training adds groups positions by cell, above its null", {k: cell_delta[k] - null_delta[k] for k in ("zeros", "0.02")}, ">", 0)` | training adds nothing cell-shaped (e.g. a task whose label does not depend on the cell) |
-# | with shuffled labels there is nothing to learn: the loss stays near ln 9 | `lesson.claim("shuffled, nothing is learned: the loss stays near ln 9", abs(loss_shuffled - math.log(9)), "<", 0.1)` | the labels are not shuffled (the loss falls as the model learns the task) |
+# | with shuffled labels there is nothing to learn: the loss stays near ln 9 | `lesson.claim("shuffled, nothing is learned: the loss stays near ln 9", abs(loss_shuffled - math.log(9)), "<", 0.1, about="absence")` | the labels are not shuffled (the loss falls as the model learns the task) |
 # | with shuffled labels the table's cell contrast is under half the true-label zero table's at the same step (150) | `lesson.claim("with labels not tied to the cell, under half as much groups", cell_shuffled / cell_contrast(true_then), "<", 0.5)` | the labels are not shuffled (both runs then group alike) |
 # | resampling to the same grid changes nothing | `torch.testing.assert_close(resample(table, grid, grid), table, atol=1e-6, rtol=0)` | the table goes through another size and back (6×6 → 9×9 → 6×6) |
 # | PyTorch's bicubic has a = −0.75, its antialiased one a = −0.5, even when enlarging | `torch.testing.assert_close(plain, keys_cubic(x_new - 6, -0.75))` `torch.testing.assert_close(smooth, keys_cubic(x_new - 6, -0.5))` | the two values of a swap |

@@ -231,8 +231,8 @@ print(f"strongest head: {share:.0%} of its table is a function of the offset's l
 
 # %%
 lesson.claim("the trained model learns the task", accuracy, ">", 0.6)
-lesson.claim("sanity check: with a zero table, chance", zeroed, "<", 0.4)
-lesson.claim("entries grow beyond the 1x reach", learned.abs().max(), ">", reach)
+lesson.claim("sanity check: with a zero table, chance", zeroed, "<", 0.4, about="absence")
+lesson.claim("entries grow beyond the 1x reach", learned.abs().max(), ">", reach, about="training")
 assert spread_before < 0.05  # untrained: every head at the grid's mean
 lesson.claim("heads come to look at different distances", spread, ">", 0.15)
 lesson.claim("the strongest head's table is a ring: a function of distance, not direction", share, ">", 0.8)
@@ -425,8 +425,8 @@ exercises.check("04.6", answer_04_6)
 # | clipped at 1, an 8×8 grid reads offset (−7, −7) from entry (−1, −1) | `assert clipped.table.shape[2:] == (3, 3)` `assert torch.equal(b8[:, 0, 63], clipped.table[0, :, 0, 0])` | offsets are not clipped |
 # | unclipped, the table is resized for an 8×8 grid to 15×15 | `assert resized.shape[1:] == (15, 15)` | the trained 7×9 table is used as it is |
 # | on a smaller grid, clamping gives the trained entries exactly | `assert torch.equal(ramps["clamp"].attn_bias(small, 0), trained_entries)` | `resize="interpolate"` (the bicubic squash moves them) |
-# | the trained table learns the task; sanity check: zeroed, the model is the no-position one, at chance | `lesson.claim("the trained model learns the task", accuracy, ">", 0.6)` `lesson.claim("sanity check: with a zero table, chance", zeroed, "<", 0.4)` | the table does not learn (`position_lr_scale=1`: accuracy 0.35 with seed 0; with seed 2 the model learns the task even so; the sweep's runs take two routes, 1.0 in 47 of 48 and 0.67 in one, both above the bound), or the task needs no position (`which_shape` on the same grid: 0.96 with the table and without it) |
-# | with 10× the learning rate, entries grow beyond the 1× reach | `lesson.claim("entries grow beyond the 1x reach", learned.abs().max(), ">", reach)` | the table frozen, or trained at the model's rate on some seeds (`position_lr_scale=1`: largest entry 0.66 with seed 0, against a reach of 0.90) |
+# | the trained table learns the task; sanity check: zeroed, the model is the no-position one, at chance | `lesson.claim("the trained model learns the task", accuracy, ">", 0.6)` `lesson.claim("sanity check: with a zero table, chance", zeroed, "<", 0.4, about="absence")` | the table does not learn (`position_lr_scale=1`: accuracy 0.35 with seed 0; with seed 2 the model learns the task even so; the sweep's runs take two routes, 1.0 in 47 of 48 and 0.67 in one, both above the bound), or the task needs no position (`which_shape` on the same grid: 0.96 with the table and without it) |
+# | with 10× the learning rate, entries grow beyond the 1× reach | `lesson.claim("entries grow beyond the 1x reach", learned.abs().max(), ">", reach, about="training")` | the table frozen, or trained at the model's rate on some seeds (`position_lr_scale=1`: largest entry 0.66 with seed 0, against a reach of 0.90) |
 # | trained heads look at different distances; untrained ones all at the grid's mean | `assert spread_before < 0.05` `lesson.claim("heads come to look at different distances", spread, ">", 0.15)` | the table frozen (the spread stays as before training, under 0.05); at the model's rate the heads still move apart, less (`position_lr_scale=1`: spread 0.31 with seed 0, 0.32 with seed 2) |
 # | the strongest trained table is a ring: a function of the offset's length | `lesson.claim("the strongest head's table is a ring: a function of distance, not direction", share, ">", 0.8)` | the table is untrained (about 0.2), or trained on a task that needs no position (`which_shape`: 0.33) |
 # | Adam's step is not bounded by 3.16 × lr: growing gradients reach the ceiling of about 7.27 × lr (Going deeper) | `assert single < largest < ceiling + 1e-9 and largest > 0.99 * ceiling, "growing gradients reach the ceiling"` | the gradients stay constant (after the quiet run, a last step of about 2.35 × lr) or come once after zeros (3.16 × lr) |

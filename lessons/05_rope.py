@@ -195,11 +195,11 @@ print(f"200 more draws: added {many_added.min():.2f} to {many_added.max():.2f} "
 
 # %%
 assert within_offsets(added["position . position, M = I (lesson 02)"]) < 1e-9
-lesson.claim("added sinusoids are absolute inside attention: median share within offsets over 200 draws above 0.7", many_added.median(), ">", 0.7)
+lesson.claim("added sinusoids are absolute inside attention: median share within offsets over 200 draws above 0.7", many_added.median(), ">", 0.7, about="untrained")
 assert within_offsets(rotated) < 1e-9 and many_rotated.max() < 1e-9, "RoPE: a function of the offset, for any W_q, W_k"
 pe_by_offset = by_offset(added["position . position, M = I (lesson 02)"])
 torch.testing.assert_close(pe_by_offset, pe_by_offset.flip(0))  # p_m . p_n is even in the offset
-lesson.claim("RoPE's score tells +k from -k", direction, ">", 0.05)
+lesson.claim("RoPE's score tells +k from -k", direction, ">", 0.05, about="untrained")
 score_matrices({"added sinusoid, random W": added["added: all four terms"], "rotated (RoPE), random W": rotated})
 
 # %% [markdown]
@@ -305,7 +305,7 @@ print(f"mixed across the diagonal, q = k = ones: s(1,1) - s(1,-1) = {at(stripe, 
 assert axial_diag < 1e-4, "axial: a row part plus a column part, for any q and k"
 assert peak == (1, 1), "axial RoPE can single out the diagonal neighbour"
 assert abs(interaction(peaked)) < 1e-4 and abs(interaction(axial_scores)) < 1e-4
-lesson.claim("a mixed plane wave couples rows and columns", interaction(stripe) / stripe.max(), ">", 0.1)
+lesson.claim("a mixed plane wave couples rows and columns", interaction(stripe) / stripe.max(), ">", 0.1, about="untrained")
 viz.offset_tables({"axial, random q, k": axial_scores, "axial, key turned back by (1, 1)": peaked,
                    "mixed across the diagonal": stripe})
 
@@ -389,7 +389,7 @@ print(f"frequencies turned by {turn.mean() * 180 / math.pi:.0f} degrees on avera
 
 # %%
 lesson.claim("every run tells a row pair from a column pair (chance 0.5)", axis_accuracy, ">", 0.9)
-lesson.claim("without its rotations the same model is at chance", no_rotation - 0.25, "<", 0.05)
+lesson.claim("without its rotations the same model is at chance", no_rotation - 0.25, "<", 0.05, about="absence")
 
 # %% [markdown]
 # ## Try it: base, frequency, direction
@@ -448,7 +448,7 @@ print("rotate_half == interleaved pairs, once the channels are reordered")
 # (dark) training, one panel per head.
 
 # %%
-lesson.claim("training moves the frequencies by more than a tenth of their size", moved, ">", 0.1)
+lesson.claim("training moves the frequencies by more than a tenth of their size", moved, ">", 0.1, about="training")
 viz.rope_frequencies(before, after)
 
 # %% [markdown]
@@ -535,16 +535,16 @@ exercises.check("05.5", answer_05_5)
 # | `rotate_half` is the same rotation with the channels reordered | `torch.testing.assert_close(q_half[:, order], rotate_pairs(q[:, order], angles))` | the channels are not reordered |
 # | the rotated score depends only on the offset: constant diagonals | `torch.testing.assert_close(diagonal, diagonal[:1].expand_as(diagonal), atol=1e-5, rtol=0)` | queries and keys are rotated by different positions |
 # | $p_m\cdot p_n$ alone is a function of the offset (lesson 02) | `assert within_offsets(added["position . position, M = I (lesson 02)"]) < 1e-9` | a random $M$ is put in (share within offsets 0.97 with seed 0) |
-# | an added encoding is absolute inside attention, whatever the random weights (one draw can be as low as 0.05; the median of 200 draws stays near 0.82, 0.76 at its lowest over 400 seeds) | `lesson.claim("added sinusoids are absolute inside attention: median share within offsets over 200 draws above 0.7", many_added.median(), ">", 0.7)` | there is no content and $M = I$ (share 0) |
+# | an added encoding is absolute inside attention, whatever the random weights (one draw can be as low as 0.05; the median of 200 draws stays near 0.82, 0.76 at its lowest over 400 seeds) | `lesson.claim("added sinusoids are absolute inside attention: median share within offsets over 200 draws above 0.7", many_added.median(), ">", 0.7, about="untrained")` | there is no content and $M = I$ (share 0) |
 # | RoPE's score is a function of the offset for any $W_q, W_k$ | `assert within_offsets(rotated) < 1e-9 and many_rotated.max() < 1e-9, "RoPE: a function of the offset, for any W_q, W_k"` | the encoding is added instead (share within offsets 0.81 with seed 0) |
 # | $p_m\cdot p_n$ is even in the offset: blind to left and right | `torch.testing.assert_close(pe_by_offset, pe_by_offset.flip(0))` | a random $M$ mixes sines and cosines |
-# | RoPE's score tells $+k$ from $-k$ | `lesson.claim("RoPE's score tells +k from -k", direction, ">", 0.05)` | $W_q x$ and $W_k x$ are parallel ($W_q = W_k$) |
+# | RoPE's score tells $+k$ from $-k$ | `lesson.claim("RoPE's score tells +k from -k", direction, ">", 0.05, about="untrained")` | $W_q x$ and $W_k x$ are parallel ($W_q = W_k$) |
 # | axial RoPE's score is a row part plus a column part, for any $q, k$ | `assert axial_diag < 1e-4, "axial: a row part plus a column part, for any q and k"` | the frequencies point across the diagonal (mixed) |
 # | axial RoPE can single out the diagonal neighbour (1, 1) | `assert peak == (1, 1), "axial RoPE can single out the diagonal neighbour"` | the key is not turned back by (1, 1) ($k = q$: the peak is at (0, 0)) |
 # | axial RoPE: $s(1,1) - s(1,-1) = s(0,1) - s(0,-1)$, even where it peaks on the diagonal | `assert abs(interaction(peaked)) < 1e-4 and abs(interaction(axial_scores)) < 1e-4` | mixed RoPE with frequencies across the diagonal |
-# | a mixed plane wave across the diagonal couples rows and columns (a stripe) | `lesson.claim("a mixed plane wave couples rows and columns", interaction(stripe) / stripe.max(), ">", 0.1)` | its frequencies lie along the axes (axial RoPE) |
+# | a mixed plane wave across the diagonal couples rows and columns (a stripe) | `lesson.claim("a mixed plane wave couples rows and columns", interaction(stripe) / stripe.max(), ">", 0.1, about="untrained")` | its frequencies lie along the axes (axial RoPE) |
 # | mixed RoPE starts with base-10 lengths | `torch.testing.assert_close(start.double(), (10.0 ** (-torch.arange(0, dh, 4).double() / dh)).repeat(2), atol=1e-6, rtol=0)` | `rope-mixed` is built with base 100 |
 # | mixed RoPE with axis-aligned frequencies (base-100 lengths) is axial RoPE | `torch.testing.assert_close(score_by_offset(aligned, qv, kv), axial_scores, atol=1e-5, rtol=0)` | the column and row halves are swapped |
 # | mixed RoPE learns a relation: every run tells a row pair from a column pair | `lesson.claim("every run tells a row pair from a column pair (chance 0.5)", axis_accuracy, ">", 0.9)` | the model trains without rotations (frequencies zero and frozen) |
-# | without its rotations the trained model is at chance: position comes only through them | `lesson.claim("without its rotations the same model is at chance", no_rotation - 0.25, "<", 0.05)` | the rotations are kept |
-# | training moves the learned frequencies by more than a tenth of their size | `lesson.claim("training moves the frequencies by more than a tenth of their size", moved, ">", 0.1)` | the frequencies are frozen (`model.pos.freqs.requires_grad_(False)`) |
+# | without its rotations the trained model is at chance: position comes only through them | `lesson.claim("without its rotations the same model is at chance", no_rotation - 0.25, "<", 0.05, about="absence")` | the rotations are kept |
+# | training moves the learned frequencies by more than a tenth of their size | `lesson.claim("training moves the frequencies by more than a tenth of their size", moved, ">", 0.1, about="training")` | the frequencies are frozen (`model.pos.freqs.requires_grad_(False)`) |
