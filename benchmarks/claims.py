@@ -145,16 +145,37 @@ def _without_bounds(cell: str) -> str:
         return cell
     for node in ast.walk(tree):
         if _is_claim(node):
+            if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                node.args[0] = ast.Constant(value="")  # a renamed claim: matched by its place (claim_names)
             if len(node.args) >= 4 and _literal_number(node.args[3]) is not None:
                 node.args[3] = ast.Constant(value=0)
             node.keywords = [k for k in node.keywords if k.arg != "about"]
     return ast.unparse(tree)
 
 
+def claim_names(text: str) -> list[str]:
+    """The literal names of a lesson's ``lesson.claim`` calls in the order they stand in its code: a
+    claim renamed in a later version of the code is the one at the same place."""
+    names = []
+    for cell in _code_cells(text):
+        try:
+            tree = ast.parse(cell)
+        except SyntaxError:
+            continue
+        calls = sorted((n for n in ast.walk(tree) if _is_claim(n)), key=lambda n: (n.lineno, n.col_offset))
+        names += [
+            n.args[0].value
+            for n in calls
+            if n.args and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str)
+        ]
+    return names
+
+
 def code_hash(text: str) -> str:
     """The hash of a lesson's code cells: what its claims' values depend on. Prose, comments,
-    exercise cells and a claim's literal bound (or its ``about``) are left out, so runs recorded
-    before such an edit keep counting, judged against the bound the lesson states now."""
+    exercise cells, a claim's literal name and bound and its ``about`` are left out, so runs recorded
+    before such an edit keep counting, under the claim's current name and judged against the bound
+    the lesson states now."""
     code = "\n\n".join(_without_bounds(cell) for cell in _code_cells(text))
     return hashlib.sha256(code.encode()).hexdigest()[:12]
 
@@ -209,6 +230,7 @@ def code_of_versions(py: Path) -> dict[str, str]:
 @functools.lru_cache(maxsize=64)
 def _versions(py: Path, _mtime: int) -> dict[str, str]:
     versions = {hashlib.sha256(py.read_bytes()).hexdigest()[:12]: code_hash(py.read_text())}
+    _names[source_hash(py)] = claim_names(py.read_text())
     rel = py.relative_to(ROOT).as_posix()
     try:
         commits = subprocess.run(
@@ -219,8 +241,24 @@ def _versions(py: Path, _mtime: int) -> dict[str, str]:
     for commit in commits:
         text = subprocess.run(["git", "show", f"{commit}:{rel}"], cwd=ROOT, capture_output=True).stdout
         if text:
-            versions.setdefault(hashlib.sha256(text).hexdigest()[:12], code_hash(text.decode()))
+            source = hashlib.sha256(text).hexdigest()[:12]
+            if source not in versions:
+                versions[source] = code_hash(text.decode())
+                _names[source] = claim_names(text.decode())
     return versions
+
+
+_names: dict[str, list[str]] = {}  # source hash -> its claims' names in order (filled by _versions)
+
+
+def renamed(record: dict, py: Path) -> dict:
+    """`record` with each claim under the name the lesson's current code gives the claim at its place
+    (a record of the current code keeps its names)."""
+    old, now = _names.get(record["source"]), claim_names(py.read_text())
+    if not old or len(old) != len(now) or old == now:
+        return record
+    to_now = dict(zip(old, now, strict=True))
+    return {**record, "claims": [{**c, "name": to_now.get(c["name"], c["name"])} for c in record["claims"]]}
 
 
 def ran_current_code(record: dict, py: Path, versions: dict[str, str]) -> bool:
@@ -453,7 +491,9 @@ def current(records: list[dict]) -> dict[str, list[dict]]:
     for py in sorted(LESSONS.glob("[0-9][0-9]_*.py")):
         versions = code_of_versions(py)
         specs = claim_specs(py.read_text())
-        runs = [r for r in records if r["lesson"] == py.stem and ran_current_code(r, py, versions)]
+        runs = [
+            renamed(r, py) for r in records if r["lesson"] == py.stem and ran_current_code(r, py, versions)
+        ]
         # a run repeated after a prose edit counts once
         latest = {(r.get("null"), r["seed"], r["threads"]): r for r in runs}
         if latest:

@@ -457,13 +457,17 @@ def test_the_table_shows_each_claim_against_its_null():
 
 
 def test_a_restated_bound_judges_the_recorded_runs_again():
-    """The code hash leaves out a claim's literal bound and its `about`, so runs recorded before a
-    bound is restated keep counting, judged against the new bound; a changed value is new code."""
+    """The code hash leaves out a claim's literal name, bound and `about`, so runs recorded before a
+    claim is restated keep counting, judged against the new bound; a changed value is new code."""
     claims = _claims_benchmark()
     cell = '# %%\nlesson.claim("x learns", acc - 0.1, ">", 0.3)\n'
     restated = '# %%\nlesson.claim("x learns", acc - 0.1, ">", 0.45, about="task")  # stricter\n'
     assert claims.code_hash(cell) == claims.code_hash(restated)
     assert claims.code_hash(cell) != claims.code_hash(cell.replace("acc - 0.1", "acc - 0.2"))
+    renamed = cell.replace("x learns", "x learns the task")  # a claim renamed is the one at its place
+    assert claims.code_hash(cell) == claims.code_hash(renamed)
+    two = cell + renamed.replace("# %%", "# %%\nz = 1")
+    assert claims.claim_names(two) == ["x learns", "x learns the task"]
     assert claims.claim_specs(restated) == {"x learns": {"op": ">", "bound": 0.45, "about": "task"}}
     record = {"name": "x learns", "value": 0.4, "op": ">", "bound": 0.3, "margin": 0.1, "passed": True}
     again = claims.judged(record, claims.claim_specs(restated)["x learns"])
