@@ -183,10 +183,12 @@ print("test image 0:", test.classes[test.labels[0]], "- the circle is in patch",
 widgets.attention_view(trained, test.images[0], query=circle)
 
 # %% [markdown]
-# Training sharpens block 0. On average a query ends up spreading its attention over fewer than 3
-# of the 9 tokens: the mean entropy is below half of $\log 9$, since $e^{(\log 9)/2} = 3$
-# (asserted). How sharp it gets depends on the seed; in this run it is printed above (near 0 means
-# nearly one-hot, on one token).
+# Training sharpens block 0. The mean entropy ends below half of $\log 9$ (asserted): a query's
+# attention is, on a geometric average, on fewer than 3 of the 9 tokens, since $e^{(\log 9)/2} = 3$.
+# How sharp it gets depends on the seed; in this run it is printed above (near 0 means nearly
+# one-hot, on one token). Any training does this, not only training on this task: the same model
+# trained on shuffled labels, where there is nothing to learn, sharpens too (the null runs of
+# `lessons/CLAIMS.md`). Sharp attention says that the weights grew, not what the model learned.
 #
 # Sharp, but on what? A head can look at *what* a patch holds or at *where* it is. The layout of
 # each test image says which patches hold the circle and the square: we measure how much of each
@@ -219,7 +221,9 @@ lesson.claim("the heads are not local: none looks much nearer than uniform atten
 # encoding added to its tokens. A head can also do neither, and spread its attention or look at the
 # empty patches. The printout says what each head of this run does; that depends on the seed, and
 # on the machine. The claim asks for at least one head with more than 0.35 of its attention on the
-# shapes or on one fixed patch (uniform attention gives 0.22 and 0.11).
+# shapes or on one fixed patch (uniform attention gives 0.22 and 0.11). Trained on shuffled labels,
+# a head fixes on the shapes or on a patch as well (`lessons/CLAIMS.md`): where a head looks is what
+# training does to attention, and by itself it does not show what the task needs.
 #
 # Where block 0 looks does not by itself reveal the relation: the answer is about *where* the
 # circle is relative to the square. Attention alone cannot see that (the next section shows why);
@@ -298,7 +302,8 @@ lesson.claim("at T = 1 less than half of log 9", entropies[1] / math.log(9), "<"
 #   PyTorch's default init gives scores that spread wider. Training sharpens block 0, on average
 #   onto fewer than 3 of the 9 tokens. A head may look at the circle and the square (what a patch
 #   holds) or at one fixed patch (where it is); at least one head does one or the other, and
-#   no head looks much nearer than uniform attention does.
+#   no head looks much nearer than uniform attention does. Training on shuffled labels does both
+#   as well: they show what training does to attention, not what the task needs.
 #   The temperature trades sharp for flat attention.
 # - Attention treats its inputs as a set: reordering keys and values changes nothing, and equal
 #   contents get equal outputs wherever they are. Position has to be put in from outside, and the
@@ -367,8 +372,8 @@ exercises.check("01.5", answer_01_5)
 # | multi-head attention is the one head on slices of the width, concatenated and projected | `torch.testing.assert_close(heads_out[0], out0)` `torch.testing.assert_close(by_hand, package[0])` `torch.testing.assert_close(heads_weights, package_weights[0])` | the heads are cut from the width the other way (`reshape(9, Dh, H)`) |
 # | an untrained `minivit` model attends uniformly, to four digits | `lesson.claim("minivit's small init: uniform attention, to four digits", before / math.log(9), ">", 0.9999, about="untrained")` | the model has PyTorch's default `Linear` init |
 # | PyTorch's default init is less uniform | `lesson.claim("PyTorch's default init: less uniform", before_pytorch / math.log(9), "<", 0.9999, about="untrained")` | the copy keeps `minivit`'s init |
-# | training sharpens block 0 (on average a query onto fewer than 3 of the 9 tokens), and the task is learned | `lesson.claim("training sharpens block 0: on average a query spreads over fewer than 3 of the 9 tokens", after / math.log(9), "<", 0.5, about="training")` `lesson.claim("the task is learned", history.final_eval, ">", 0.8)` | training stops after 5 steps |
-# | a head of block 0 looks at the two shapes or at one fixed patch (more than 0.35 of its attention on either) | `lesson.claim("a head of block 0 looks at the shapes or at a fixed patch", max(on_shapes.max(), favourite.max()).item(), ">", 0.35, about="training")` | the untrained model's attention (22% and 11%) |
+# | training sharpens block 0 (on average a query onto fewer than 3 of the 9 tokens; any training does, on shuffled labels too), and the task is learned | `lesson.claim("training sharpens block 0: on average a query spreads over fewer than 3 of the 9 tokens", after / math.log(9), "<", 0.5, about="training")` `lesson.claim("the task is learned", history.final_eval, ">", 0.8)` | training stops after 5 steps |
+# | a head of block 0 looks at the two shapes or at one fixed patch (more than 0.35 of its attention on either; on shuffled labels too) | `lesson.claim("a head of block 0 looks at the shapes or at a fixed patch", max(on_shapes.max(), favourite.max()).item(), ">", 0.35, about="training")` | the untrained model's attention (22% and 11%) |
 # | the heads are not local: none looks much nearer than uniform attention | `lesson.claim("the heads are not local: none looks much nearer than uniform attention", uniform - distance.min(), "<", 0.2, about="absence")` | each patch attends to itself (distance 0) |
 # | the temperature can be changed from the weights alone | `torch.testing.assert_close(analysis.with_temperature(weights, 0.5), (scores / 0.5).softmax(-1))` | the weights are raised to T instead of 1/T |
 # | a higher temperature flattens attention (the entropy of softmax(s/T) never falls as T rises, for any scores: a check of this run's arithmetic, not of the model); at T = 20 the entropy is above half of log 9, at T = 1 below it | `assert all(b >= a for a, b in zip(entropies, entropies[1:]))` `lesson.claim("at T = 20 more than half of log 9", entropies[-1] / math.log(9), ">", 0.5, about="untrained")` `lesson.claim("at T = 1 less than half of log 9", entropies[1] / math.log(9), "<", 0.5, about="training")` | the weights are raised to T instead of 1/T |

@@ -26,12 +26,13 @@
 # arXiv 2406.08272, found the same on another task). A table started
 # small ends up mostly what training adds, and here training groups the positions by the cell they lie in.
 # A table started large (σ = 1) is a set of random name tags, one per position. The model reads the
-# tags as they are, and training barely changes them.
+# tags as they are. Training moves every table by about the same small amount, which is little
+# beside such a draw, so the table stays mostly its tags.
 #
 # **What you will learn**
 # - what a learned table is, and three common ways to start it: zeros, 0.02 and σ = 1;
 # - two measures of what a table holds: a structure score and a cell contrast;
-# - that a large random table is used as it is, and gains almost no layout;
+# - that a large random table is used as it is, and stays mostly its random draw;
 # - that what training adds to a small table groups positions by cell.
 #
 # Going deeper: two controls behind the result, where the three starts come from, and how a table
@@ -193,7 +194,11 @@ for name in models:
 #   The model learns the task from them, far above chance (1/9) in 300 steps. Whether it has
 #   fitted the task by then or is still climbing depends on the seed (see its curve below). Its
 #   structure score stays close to where the random draw put it: it rises by a few hundredths at
-#   most. Training does move the table, but $\Delta$ is a few percent of the start.
+#   most. Training does move the table, but $\Delta$ is a few percent of the start. So the whole
+#   table's score would barely move whatever $\Delta$ held: it cannot say whether training added
+#   a layout. The cell contrast of $\Delta$ itself can (printed; below). How far a table moves is
+#   the optimizer's doing more than the task's: trained on shuffled labels, the tables move by
+#   about as much (lesson 04 shows why Adam's steps have a size of their own).
 # - **0.02**: the table starts random and small. By the end, $\Delta$ is larger than the start. How
 #   far this model gets with the task in 300 steps depends on the seed (its accuracy is printed).
 #   ViT's own default may be the slowest of the three on this task; this lesson does not measure
@@ -205,7 +210,7 @@ for name in models:
 
 # %%
 lesson.claim("the large table learns the task, far above chance (1/9)", accuracy["1.0"], ">", 0.4)
-lesson.claim("the large table gains almost no layout in training", structure["1.0"][-1] - structure["1.0"][0], "<", 0.05, about="absence")
+lesson.claim("the large table's structure score barely moves in training", structure["1.0"][-1] - structure["1.0"][0], "<", 0.05, about="absence")
 lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1, about="training")
 lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1, about="training")
 lesson.claim("what training adds groups positions by cell, above its null", {k: cell_delta[k] - null_delta[k] for k in ("zeros", "0.02")}, ">", 0)
@@ -231,8 +236,8 @@ viz.similarity_grid(delta["1.0"], grid, title="init 1.0: what training added (Δ
 # %% [markdown]
 # ## What to remember
 #
-# - A table started large is a set of name tags. The model reads them as they are, and training
-#   hardly changes them: almost no layout appears.
+# - A table started large is a set of name tags. The model reads them as they are. Training moves
+#   it by a few percent, so the whole table keeps looking like its draw.
 # - A table started small ends up mostly what training adds. Here that groups positions by cell, the thing
 #   the task needs.
 #
@@ -378,8 +383,9 @@ print(f"init zeros at 36 px, antialiased bicubic: {at_36_aa:.2f}")
 # - The usual starts: 0.02 (ViT, timm; `minivit`'s `trunc_normal` cuts at ±2σ), σ = 1
 #   (`torch.randn`, `nn.Embedding`) and zeros.
 # - Started large (σ = 1), the random vectors already tell the positions apart. The model learns the
-#   task with them, far above chance even with the table frozen, and the table gains almost no layout. What
-#   training adds is a few percent of the table.
+#   task with them, far above chance even with the table frozen, and the whole table's structure
+#   score barely moves. What training adds is a few percent of the table: too little to show
+#   through the draw whatever it holds.
 # - Started small or at zero, the table ends up mostly what training adds. On this task that groups
 #   positions by cell: pairs inside a cell are more alike than pairs the same step apart across a
 #   boundary. No layout that depends on the offset alone does that. With the labels shuffled, far less
@@ -450,7 +456,7 @@ exercises.check("03.9", answer_03_9)
 # | σ = 1 dominates the patch tokens (more than 3 times their size), 0.02 is under half their size, zeros is nothing | `assert table_norms["zeros"] == 0 and table_norms["0.02"] < token_norm / 2 and table_norms["1.0"] > 3 * token_norm  # σ = 1 dominates` | the σ = 1 model is drawn with σ = 0.02 |
 # | the σ = 1 model learns the task from its random table, far above chance (1/9) in 300 steps | `lesson.claim("the large table learns the task, far above chance (1/9)", accuracy["1.0"], ">", 0.4)` | the table is zeros and frozen (no position: chance, 1/9) |
 # | it learns the task far above chance with the random table as it is (in 300 steps: near 1 on most seeds, about 0.6-0.9 on a few) | `lesson.claim("and learns the task without training the table, far above chance (1/9)", accuracy_frozen, ">", 0.4)` | the frozen table is zeros (chance, 1/9) |
-# | the σ = 1 table gains almost no layout: its structure score rises by a few hundredths at most (0.001 to 0.029 over 40 seeds, 100-139, measured apart from the sweep: mean 0.012, standard deviation 0.007, never below 0; the bound 0.05 is five standard deviations above the mean) | `lesson.claim("the large table gains almost no layout in training", structure["1.0"][-1] - structure["1.0"][0], "<", 0.05, about="absence")` | the 0.02 table is measured instead |
+# | the σ = 1 table's structure score barely moves: it rises by a few hundredths at most, as it would whatever Δ held, since Δ is a few percent of the draw (0.001 to 0.029 over 40 seeds, 100-139, measured apart from the sweep: mean 0.012, standard deviation 0.007, never below 0; the bound 0.05 is five standard deviations above the mean) | `lesson.claim("the large table's structure score barely moves in training", structure["1.0"][-1] - structure["1.0"][0], "<", 0.05, about="absence")` | the 0.02 table is measured instead |
 # | what training adds to it is small beside its start, and outgrows the 0.02 start | `lesson.claim("what training adds is small beside the random start", delta_norm["1.0"] / table_norms["1.0"], "<", 0.1, about="training")` `lesson.claim("and outgrows the small start", delta_norm["0.02"] / table_norms["0.02"], ">", 1, about="training")` | the two starts swap (σ = 1 for the 0.02 model and back) |
 # | a layout whose similarity depends on the offset alone (the 2-D sinusoid) scores 0 on the cell contrast | `torch.testing.assert_close(cell_contrast(sincos_2d(grid, 64)), 0.0, atol=1e-6, rtol=0)` | a table whose similarity is not the same everywhere takes the sinusoid's place (ramps along the rows and columns) |
 # | what training adds to the zeros and 0.02 tables groups positions by cell, above a permutation null | `lesson.claim("what training adds groups positions by cell, above its null", {k: cell_delta[k] - null_delta[k] for k in ("zeros", "0.02")}, ">", 0)` | training adds nothing cell-shaped (e.g. a task whose label does not depend on the cell) |
