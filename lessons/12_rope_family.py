@@ -197,8 +197,8 @@ for t in (1e-1, 1e-2, 1e-3):
     print(f"t = {t:g}: |gap| = {gap.norm():.3g}; gap / t^2 differs from [A, B] / 2 by {leading[t]:.2%} of its size")
 print(f"|[A, B]| = {commutator.norm():.3f} for |A| = |B| = 1")
 assert leading[1e-3] < 0.2 * leading[1e-2], "the error of the leading term shrinks like t"
-lesson.claim("the leading term is t^2 / 2 [A, B]: within 1% at t = 0.01", leading[1e-2], "<", 0.01)
-lesson.claim("two random generators do not commute", commutator.norm(), ">", 0.2)
+lesson.claim("the leading term is t^2 / 2 [A, B]: within 1% at t = 0.01", leading[1e-2], "<", 0.01, about="untrained")
+lesson.claim("two random generators do not commute", commutator.norm(), ">", 0.2, about="untrained")
 
 # %% [markdown]
 # For axial and mixed RoPE the cell also checks $R(x_0)^\top R(x) = R(x - x_0)$ at every patch $x$.
@@ -265,8 +265,8 @@ print(f"LieRE, commuting=True: share within offsets at most {commuting_within:.1
 
 # %%
 torch.testing.assert_close(on_line, on_line[..., :1].expand_as(on_line))  # on the line through the origin: alike
-lesson.claim("LieRE: a sizeable share of the score is not a function of the offset", liere_within, ">", 0.15)
-lesson.claim("LieRE: pairs at one offset score differently", liere_spread, ">", 0.08)
+lesson.claim("LieRE: a sizeable share of the score is not a function of the offset", liere_within, ">", 0.15, about="untrained")
+lesson.claim("LieRE: pairs at one offset score differently", liere_spread, ">", 0.08, about="untrained")
 torch.testing.assert_close(c1 @ c2, c2 @ c1)
 assert commuting_within < 1e-20, "commuting=True: the score is a function of the offset (float64 rounding)"
 
@@ -523,7 +523,7 @@ plt.show()
 assert all(b == (0, 0) for b in best["pope"]), "PoPE, phase 0: every content scores the key on top of the query highest"
 assert all(b == (0, 1) for b in best["pope, phase set"]), "PoPE, phase set: every content prefers the patch to the right"
 lesson.claim("RoPE: content moves the best key off the query on most draws",
-             1 - best["rope-axial"].count((0, 0)) / len(draws), ">", 0.8)
+             1 - best["rope-axial"].count((0, 0)) / len(draws), ">", 0.8, about="untrained")
 
 # %% [markdown]
 # With RoPE the content decides where the head looks: on nearly every draw the best key is somewhere
@@ -666,12 +666,12 @@ print(f"string: the largest entry of P - I after training {p_moved:.2f} (0 at th
 # %%
 with_axis = [name for name in family if axis_accuracy[name] > 0.9]  # which ones depends on the seed
 lesson.claim("some member tells a row pair from a column pair in 150 steps", max(axis_accuracy.values()), ">", 0.9)
-lesson.claim("no member yet tells which way round", accuracy, "<", 0.6)
+lesson.claim("no member yet tells which way round", accuracy, "<", 0.6, about="absence")
 lesson.claim("those with the axis are near its 0.5: the axis right, the side at chance",
              {name: accuracy[name] for name in with_axis}, ">", 0.35)
 assert max(within[name].max() for name in family if name != "liere") < 1e-9, "trained, every member but LieRE stays offset-only"
-lesson.claim("trained LieRE: a sizeable share of the score is not a function of the offset", within["liere"].mean(), ">", 0.15)
-lesson.claim("training moves STRING's P off the identity", p_moved, ">", 0.05)
+lesson.claim("trained LieRE: a sizeable share of the score is not a function of the offset", within["liere"].mean(), ">", 0.15, about="untrained")
+lesson.claim("training moves STRING's P off the identity", p_moved, ">", 0.05, about="training")
 
 # %% [markdown]
 # In 150 steps some members tell a row pair from a column pair, and no member yet tells which way
@@ -712,7 +712,7 @@ print(f"after 150 steps the largest phase is {phase_moved:.3f} rad ({math.degree
 
 # %%
 assert mirror_gap < 1e-5, "PoPE at phase 0: blind to the mirror, whatever its other weights"
-lesson.claim("150 steps move no phase by more than 0.2 rad", phase_moved, "<", 0.2)
+lesson.claim("150 steps move no phase by more than 0.2 rad", phase_moved, "<", 0.2, about="absence")
 
 # %% [markdown]
 # With its phases at 0 the trained model answers a mirrored scene exactly as the scene itself. With
@@ -937,12 +937,12 @@ exercises.check("12.3", answer_12_3)
 # | mixed RoPE is the same with $\mathrm{diag}(f_{y,i}J)$, $\mathrm{diag}(f_{x,i}J)$ | `torch.testing.assert_close(rotations(mixed_gens, rc) @ x, by_encoding(mixed, x), atol=1e-5, rtol=1e-5)` | $f_x$ and $f_y$ are swapped |
 # | RoPE's generators commute | `torch.testing.assert_close(a_row @ a_col, a_col @ a_row)` | a generator has a dense part (LieRE) |
 # | with commuting generators $e^{A}e^{B} = e^{A+B}$ and $R(x_0)^\top R(x) = R(x - x_0)$ | `torch.testing.assert_close(expm(3 * gens[0]) @ expm(-2 * gens[1]), expm(3 * gens[0] - 2 * gens[1]))`, `torch.testing.assert_close(rotations(gens, rc[7:8]).mT @ rotations(gens, rc), rotations(gens, rc - rc[7]))` | the generators do not commute (LieRE's) |
-# | the leading term of $e^{tA}e^{tB} - e^{t(A+B)}$ is $\tfrac{t^2}{2}[A, B]$, and what is left shrinks like $t$ | `lesson.claim("the leading term is t^2 / 2 [A, B]: within 1% at t = 0.01", leading[1e-2], "<", 0.01)`, `assert leading[1e-3] < 0.2 * leading[1e-2], "the error of the leading term shrinks like t"` | the term is taken as $t^2[A, B]$ (error 50% at every $t$) |
-# | two random generators do not commute | `lesson.claim("two random generators do not commute", commutator.norm(), ">", 0.2)` | $B$ is a multiple of $A$ (commutator 0) |
+# | the leading term of $e^{tA}e^{tB} - e^{t(A+B)}$ is $\tfrac{t^2}{2}[A, B]$, and what is left shrinks like $t$ | `lesson.claim("the leading term is t^2 / 2 [A, B]: within 1% at t = 0.01", leading[1e-2], "<", 0.01, about="untrained")`, `assert leading[1e-3] < 0.2 * leading[1e-2], "the error of the leading term shrinks like t"` | the term is taken as $t^2[A, B]$ (error 50% at every $t$) |
+# | two random generators do not commute | `lesson.claim("two random generators do not commute", commutator.norm(), ">", 0.2, about="untrained")` | $B$ is a multiple of $A$ (commutator 0) |
 # | `minivit`'s LieRE is $\exp(x_r A_1 + x_c A_2)$ at its positions | `torch.testing.assert_close(liere_rot, liere.rotations(grid, 0, torch.float64)[0, :, 0])` | the package's rotation is not the exponential of the generators' sum (e.g. a product of two exponentials, which differs when they do not commute) |
 # | on a line through the origin LieRE scores one offset alike | `torch.testing.assert_close(on_line, on_line[..., :1].expand_as(on_line))` | the queries are taken off the line (the table's second diagonal) |
-# | LieRE: a sizeable share of the score is not a function of the offset | `lesson.claim("LieRE: a sizeable share of the score is not a function of the offset", liere_within, ">", 0.15)` | `commuting=True` (share within offsets 0) |
-# | LieRE: pairs at one offset score differently | `lesson.claim("LieRE: pairs at one offset score differently", liere_spread, ">", 0.08)` | `commuting=True` (spread 0) |
+# | LieRE: a sizeable share of the score is not a function of the offset | `lesson.claim("LieRE: a sizeable share of the score is not a function of the offset", liere_within, ">", 0.15, about="untrained")` | `commuting=True` (share within offsets 0) |
+# | LieRE: pairs at one offset score differently | `lesson.claim("LieRE: pairs at one offset score differently", liere_spread, ">", 0.08, about="untrained")` | `commuting=True` (spread 0) |
 # | `commuting=True`: the generators commute and the score is a function of the offset | `torch.testing.assert_close(c1 @ c2, c2 @ c1)`, `assert commuting_within < 1e-20, "commuting=True: the score is a function of the offset (float64 rounding)"` | the blocks are larger than 2×2 (`block=4` in place of `commuting=True`) |
 # | STRING at $P = I$ is the mixed RoPE it wraps, bit for bit | `assert all(torch.equal(u, v) for u, v in zip(string.rotate(*qk, grid, 0), wrapped.rotate(*qk, grid, 0)))` | the two are drawn with different seeds (other frequencies) |
 # | STRING's $P$ is orthogonal | `torch.testing.assert_close(p.T @ p, torch.eye(dh, dtype=torch.float64))` | $P = I + S$ instead of $\exp(S)$ |
@@ -957,16 +957,16 @@ exercises.check("12.3", answer_12_3)
 # | with 4 directions it nearly does not at distance 5, but does at √65; with 8 it nearly does not at any distance measured | `assert spread[4][25] < 0.01 and spread[4][65] > 0.05, "four directions: nearly alike at distance 5, not at √65"` `assert max(spread[8].values()) < 0.01, "eight directions: nearly alike at every distance measured"` | $K = 2$ in their place |
 # | PoPE at phase 0: every content scores the key on top of the query highest | `assert all(b == (0, 0) for b in best["pope"]), "PoPE, phase 0: every content scores the key on top of the query highest"` | the content keeps an angle (RoPE in its place: the best key moves) |
 # | PoPE with $\delta_c = -\theta_c$ on the column channels: every content prefers the patch to the right | `assert all(b == (0, 1) for b in best["pope, phase set"]), "PoPE, phase set: every content prefers the patch to the right"` | the phase is added to the queries instead of the keys (the patch to the left) |
-# | RoPE: content moves the best key off the query on most draws | `lesson.claim("RoPE: content moves the best key off the query on most draws", 1 - best["rope-axial"].count((0, 0)) / len(draws), ">", 0.8)` | $q = k$ on every draw (then the best key is on top of the query) |
+# | RoPE: content moves the best key off the query on most draws | `lesson.claim("RoPE: content moves the best key off the query on most draws", 1 - best["rope-axial"].count((0, 0)) / len(draws), ">", 0.8, about="untrained")` | $q = k$ on every draw (then the best key is on top of the query) |
 # | in 150 steps some member tells a row pair from a column pair | `lesson.claim("some member tells a row pair from a column pair in 150 steps", max(axis_accuracy.values()), ">", 0.9)` | the models train without position (`none`: 0.5) |
-# | no member yet tells which way round; those with the axis score near its 0.5 | `lesson.claim("no member yet tells which way round", accuracy, "<", 0.6)` `lesson.claim("those with the axis are near its 0.5: the axis right, the side at chance", {name: accuracy[name] for name in with_axis}, ">", 0.35)` | the models train for 800 steps or more (lesson 05: some runs pass 0.9), or a member that misses the axis is counted among those with it (chance, 0.25) |
+# | no member yet tells which way round; those with the axis score near its 0.5 | `lesson.claim("no member yet tells which way round", accuracy, "<", 0.6, about="absence")` `lesson.claim("those with the axis are near its 0.5: the axis right, the side at chance", {name: accuracy[name] for name in with_axis}, ">", 0.35)` | the models train for 800 steps or more (lesson 05: some runs pass 0.9), or a member that misses the axis is counted among those with it (chance, 0.25) |
 # | trained, the commuting members and PoPE stay offset-only | `assert max(within[name].max() for name in family if name != "liere") < 1e-9, "trained, every member but LieRE stays offset-only"` | `learned` in the family (an added table) |
-# | trained, a sizeable share of LieRE's score is not a function of the offset | `lesson.claim("trained LieRE: a sizeable share of the score is not a function of the offset", within["liere"].mean(), ">", 0.15)` | `liere` with `commuting=True` |
-# | training moves STRING's $P$ off the identity | `lesson.claim("training moves STRING's P off the identity", p_moved, ">", 0.05)` | $P$ is frozen (`basis.requires_grad_(False)`) |
+# | trained, a sizeable share of LieRE's score is not a function of the offset | `lesson.claim("trained LieRE: a sizeable share of the score is not a function of the offset", within["liere"].mean(), ">", 0.15, about="untrained")` | `liere` with `commuting=True` |
+# | training moves STRING's $P$ off the identity | `lesson.claim("training moves STRING's P off the identity", p_moved, ">", 0.05, about="training")` | $P$ is frozen (`basis.requires_grad_(False)`) |
 # | recorded: every run that learned the relation task at 24 px keeps less than half of what it had above chance at every other size | `lesson.claim("recorded: every run that learned keeps less than half of what it had above chance at every other size", kept, "<", 0.5)` | a member carries its accuracy to the zoom (e.g. tested on a larger canvas instead, where offsets keep their meaning) |
 # | recorded: at step 1,000 each run has learned the task or sits on its plateau, and no rotation member sits there on more than one seed of three | `lesson.claim("recorded: no rotation member is on the plateau on more than one seed of three", {n: plateau[n] for n in rotation_members}, "<=", 1)` `assert len(learned_runs) + sum(plateau.values()) == len(runs), "every run either learned the task or sits on its plateau"` | a shorter run (at 150 steps most runs are on the plateau), or a run between the two |
 # | recorded: PoPE is on the plateau on all three seeds | `assert plateau["pope"] == 3, "recorded: PoPE is on the plateau on all three seeds"` | a PoPE run above 0.6 at 24 px |
-# | PoPE at phase 0 is blind to the mirror, whatever its other weights; 150 steps move no phase by more than 0.2 rad | `assert mirror_gap < 1e-5, "PoPE at phase 0: blind to the mirror, whatever its other weights"` `lesson.claim("150 steps move no phase by more than 0.2 rad", phase_moved, "<", 0.2)` | the phases kept as trained in the first check (the outputs then differ); a larger learning rate on the phases (the second) |
+# | PoPE at phase 0 is blind to the mirror, whatever its other weights; 150 steps move no phase by more than 0.2 rad | `assert mirror_gap < 1e-5, "PoPE at phase 0: blind to the mirror, whatever its other weights"` `lesson.claim("150 steps move no phase by more than 0.2 rad", phase_moved, "<", 0.2, about="absence")` | the phases kept as trained in the first check (the outputs then differ); a larger learning rate on the phases (the second) |
 # | recorded: two recordings of one setting differ in which RoPE-axial and RoPE-mixed runs learned | `assert on_plateau["lesson 08's sweep"] != on_plateau["this sweep"], "two recordings of one setting differ in which runs learned"` | the same runs learn in both recordings (then a ranking would be worth testing with more seeds) |
 # | recorded, canvas: every run of every member learns the 4×4 canvas | `assert len(canvas) == 3 * len(family), "every member, three seeds"` `lesson.claim("recorded, canvas: every run learns the 4×4 canvas", {f"{n}, seed {s}": acc["32"] for (n, s), acc in canvas.items()}, ">", 0.99)` | a run that does not learn the task in 3,000 steps |
 # | recorded, canvas: every rotation member keeps more than 0.7 at 40 px on average over its seeds | `lesson.claim("recorded, canvas: every rotation member keeps more than 0.7 at 40 px, on average over its seeds", {n: sum(at_40[n]) / 3 for n in rotation_members}, ">", 0.7)` | a member whose offsets change meaning on a larger canvas (RoPE-mixed with interpolation in lesson 08: 0.36) |
