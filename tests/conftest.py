@@ -1,3 +1,5 @@
+import os
+
 import matplotlib
 import pytest
 import torch
@@ -6,6 +8,10 @@ from minivit.data import lst
 
 matplotlib.use("Agg")
 torch.set_num_threads(1)  # tiny models: one thread is fastest and immune to CPU contention
+# and one thread in every process a test starts (`minivit train`, torchrun, a kernel): the tests run
+# on two workers, so a worker's share of two cores is one, and more threads only wait on a busy machine
+for _name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
 
 
 @pytest.fixture(autouse=True)
