@@ -12,6 +12,7 @@ import json
 import os
 import random
 import re
+import select
 import signal
 import socket
 import subprocess
@@ -536,7 +537,8 @@ def test_a_lone_process_with_world_size_says_what_it_waits_for(tmp_path):
         text=True,
     )
     try:
-        line = proc.stderr.readline()  # said before it waits, not after torch's timeout
+        ready = select.select([proc.stderr], [], [], 60)[0]  # said before it waits, not after torch's timeout
+        line = proc.stderr.readline() if ready else "(nothing said in 60 s)"
     finally:
         proc.kill()
         proc.communicate()
