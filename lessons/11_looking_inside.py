@@ -168,8 +168,8 @@ for name in ("learned", "learned untrained", "sincos2d", "sincos2d untrained", "
     print(f"{name:>18}:", ", ".join(f"{t} {v.mean():.2f}" for t, v in s.items()))
 ADDITIVE = ["learned", "learned untrained", "sincos2d", "sincos2d untrained"]
 assert position_share["none"] == 0  # the control: no position, all content·content
-lesson.claim("position terms carry most of the spread in the additive models", {name: position_share[name] for name in ADDITIVE}, ">", 0.5)
-lesson.claim("mixed terms carry a part of the spread in the additive models", {name: cross_share[name] for name in ADDITIVE}, ">", 0.1)
+lesson.claim("position terms carry most of the spread in the additive models", {name: position_share[name] for name in ADDITIVE}, ">", 0.5, about="untrained")
+lesson.claim("mixed terms carry a part of the spread in the additive models", {name: cross_share[name] for name in ADDITIVE}, ">", 0.1, about="untrained")
 viz.term_shares({name: shares[name] for name in ("learned", "sincos2d")})
 
 # %% [markdown]
@@ -270,7 +270,7 @@ assert analysis.direction_asymmetry(pe @ pe.T, grid) < 1e-12  # as for any table
 assert pe_by_offset < 1e-9  # what is the sinusoid's own: offset only
 lesson.claim("a random table's dot products do not depend on the offset alone", table_by_offset, ">", 0.1, about="untrained")
 assert max(asymmetry["alibi2d", layer].max() for layer in range(config.depth)) < 1e-12
-lesson.claim("RoPE, relative bias, learned and sincos2d models are not symmetric in the offset", {name: asymmetry[name, 0].mean() for name in ("rope-axial", "rope-mixed", "relative", "learned", "sincos2d")}, ">", 0.2)
+lesson.claim("RoPE, relative bias, learned and sincos2d models are not symmetric in the offset", {name: asymmetry[name, 0].mean() for name in ("rope-axial", "rope-mixed", "relative", "learned", "sincos2d")}, ">", 0.2, about="training")
 fraction = torch.tensor([[offset_test[n, b]["fraction"].mean() for b in range(config.depth)] for n in ENCODINGS])
 varies = torch.tensor([[bool(offset_test[n, b]["varies"].any()) for b in range(config.depth)] for n in ENCODINGS])
 odd = torch.tensor([[asymmetry[n, b].mean() for b in range(config.depth)] for n in ENCODINGS])
@@ -284,7 +284,8 @@ viz.score_tests(fraction, odd, ENCODINGS, varies)
 # So does the `sincos2d` model, although its encoding's own dot product is symmetric. For the learned
 # and `sincos2d` models, read this with the offset-only test beside it. Their scores are not
 # functions of the offset (left), so "an offset and its opposite" compares averages over many pairs
-# of places, not one score with another.
+# of places, not one score with another. That these models tell $d$ from $-d$ says what their
+# weights allow, not what the task taught: trained on shuffled labels they do too (`lessons/CLAIMS.md`).
 #
 # Left: the offset-only test; right: the direction test, per encoding and block ("flat": the score
 # does not vary with position at all).
@@ -433,12 +434,13 @@ lesson.claim("with circular padding peg is at chance on the task", wrapped_accur
 for name in ("relative", "rope-axial", "rope-mixed", "alibi2d"):
     print(f"{name:>10}: row and column read right", " -> ".join(f"{a:.2f}" for a in read[name].tolist()))
 lesson.claim("the offset-only models carry no position into block 0", {name: (probes[name]["accuracy"][0] - base).abs().max() for name in OFFSET_ONLY}, "<", 0.03, about="absence")  # nothing added
-lesson.claim("the RoPE models carry position after a block", {name: read[name][1:].max() for name in ("rope-axial", "rope-mixed")}, ">", base + 0.15)
+lesson.claim("the RoPE models carry position after a block", {name: read[name][1:].max() for name in ("rope-axial", "rope-mixed")}, ">", base + 0.15, about="training")
 
 # %% [markdown]
 # After a block or two the probe reads row and column well above chance out of both RoPE
-# models: absolute position has leaked into their tokens. That it came by the edge of the grid is
-# the argument above, not a measurement. It is the only route these models have, and the circular
+# models: absolute position has leaked into their tokens. It leaks after training on shuffled
+# labels too (`lessons/CLAIMS.md`): the leak needs weights that make attention uneven, not the task.
+# That it came by the edge of the grid is the argument above, not a measurement. It is the only route these models have, and the circular
 # PEG shows what closing it does to one model. The probe itself measures only that the position is
 # there (and the blank image above shows that it needs differing content). The relative-bias and
 # `alibi2d` models have the same route. How much the probe reads out of them varies with the seed
@@ -475,7 +477,7 @@ assert (prior.diff() > 0).all() and prior.max() < uniform  # steeper slope, near
 distances = {name: analysis.mean_attention_distances(models[name], images) for name in ENCODINGS}
 for name in ENCODINGS:
     print(f"{name:>10}:", "  ".join(f"block {b} {v.min():.2f}-{v.max():.2f}" for b, v in enumerate(distances[name])))
-lesson.claim("a trained RoPE model has heads that look farther than uniform", max(distances[name][0].max() for name in ("rope-axial", "rope-mixed")), ">", uniform + 0.5)
+lesson.claim("a trained RoPE model has heads that look farther than uniform", max(distances[name][0].max() for name in ("rope-axial", "rope-mixed")), ">", uniform + 0.5, about="training")
 viz.attention_distances(distances, uniform=uniform)
 
 # %% [markdown]
@@ -484,8 +486,8 @@ viz.attention_distances(distances, uniform=uniform)
 # the RoPE models some block-0 heads look farther than uniform attention would, preferring far
 # patches to near ones: by half a patch or more in at least one of the two (asserted for the farther
 # of the two). Which heads look near or far, and how much, changes from model to model and seed to
-# seed (run the lesson with `MINIVIT_SEED=1` and `2`). At 16 patches and 500 steps we do not read
-# more into it.
+# seed (run the lesson with `MINIVIT_SEED=1` and `2`). Training on shuffled labels gives such heads
+# too (`lessons/CLAIMS.md`), so at 16 patches and 500 steps we do not read more into it.
 
 # %% [markdown]
 # ## What we covered
@@ -563,11 +565,11 @@ exercises.check("11.6", answer_11_6)
 # | claim | assert | fails when |
 # |---|---|---|
 # | the models trained: `none` at chance, four of the others solve the task, the learned table far above chance (it solves the task on some seeds; the relative-bias model on some seeds only: no claim), `alibi2d` at most 3/16 | `lesson.claim("without position every cell looks alike", accuracy["none"], "<", chance + 0.04, about="absence")` `lesson.claim("four of the others solve the task", {name: accuracy[name] for name in four}, ">", 0.75)` `lesson.claim("the learned table is far above chance", accuracy["learned"], ">", 0.5)` `lesson.claim("alibi2d at most 3/16", accuracy["alibi2d"], "<", 3 / 16 + 0.03, about="absence")` | a model does not train (stays at 1/16), or `none`/`alibi2d` is given an encoding that tells mirrored cells apart |
-# | the four terms add up to the block's logits; position terms carry most of the spread in the additive models, trained and untrained, mixed terms a part | `torch.testing.assert_close(total, analysis.attention_logits(measured[name], images)[0], atol=1e-4, rtol=1e-4)` `assert position_share["none"] == 0` `lesson.claim("position terms carry most of the spread in the additive models", {name: position_share[name] for name in ADDITIVE}, ">", 0.5)` `lesson.claim("mixed terms carry a part of the spread in the additive models", {name: cross_share[name] for name in ADDITIVE}, ">", 0.1)` | a term is left out of the sum, or a model has no position (`none` among the additive ones: share 0) |
+# | the four terms add up to the block's logits; position terms carry most of the spread in the additive models, trained and untrained, mixed terms a part | `torch.testing.assert_close(total, analysis.attention_logits(measured[name], images)[0], atol=1e-4, rtol=1e-4)` `assert position_share["none"] == 0` `lesson.claim("position terms carry most of the spread in the additive models", {name: position_share[name] for name in ADDITIVE}, ">", 0.5, about="untrained")` `lesson.claim("mixed terms carry a part of the spread in the additive models", {name: cross_share[name] for name in ADDITIVE}, ">", 0.1, about="untrained")` | a term is left out of the sum, or a model has no position (`none` among the additive ones: share 0) |
 # | RoPE, ALiBi and relative bias score the same content by offset only; learned and sincos2d (block 0) and peg (block 1) do not | `assert d["varies"].all() and d["fraction"].max() < 1e-9, (name, layer, d["fraction"].max())` `lesson.claim("learned and sincos2d (block 0) do not score by offset only", {name: offset_test[name, 0]["fraction"].mean() for name in ("learned", "sincos2d")}, ">", 0.3, about="untrained")` `lesson.claim("peg (block 1) does not score by offset only", offset_test["peg", 1]["fraction"].mean(), ">", 0.3, about="untrained")` `assert not offset_test["none", 0]["varies"].any() and not offset_test["none", 1]["varies"].any()` | an additive model is put among the offset-only ones (fraction 0.5-0.9), or an offset-only one among the additive (fraction 0) |
-# | ALiBi is symmetric in the offset; RoPE, relative bias, learned and sincos2d models are not; PE·PE is symmetric and depends on the offset alone, a random table's does not | `assert analysis.direction_asymmetry(pe @ pe.T, grid) < 1e-12` `assert pe_by_offset < 1e-9` `lesson.claim("a random table's dot products do not depend on the offset alone", table_by_offset, ">", 0.1, about="untrained")` `assert max(asymmetry["alibi2d", layer].max() for layer in range(config.depth)) < 1e-12` `lesson.claim("RoPE, relative bias, learned and sincos2d models are not symmetric in the offset", {name: asymmetry[name, 0].mean() for name in ("rope-axial", "rope-mixed", "relative", "learned", "sincos2d")}, ">", 0.2)` | `alibi2d` is swapped for a RoPE model (asymmetry 0.3-0.7), a RoPE model for `alibi2d` (0), or the sinusoid for a random table (not by offset about 0.3); the first assert cannot fail for a table's dot products and is there as the contrast |
+# | ALiBi is symmetric in the offset; RoPE, relative bias, learned and sincos2d models are not; PE·PE is symmetric and depends on the offset alone, a random table's does not | `assert analysis.direction_asymmetry(pe @ pe.T, grid) < 1e-12` `assert pe_by_offset < 1e-9` `lesson.claim("a random table's dot products do not depend on the offset alone", table_by_offset, ">", 0.1, about="untrained")` `assert max(asymmetry["alibi2d", layer].max() for layer in range(config.depth)) < 1e-12` `lesson.claim("RoPE, relative bias, learned and sincos2d models are not symmetric in the offset", {name: asymmetry[name, 0].mean() for name in ("rope-axial", "rope-mixed", "relative", "learned", "sincos2d")}, ">", 0.2, about="training")` | `alibi2d` is swapped for a RoPE model (asymmetry 0.3-0.7), a RoPE model for `alibi2d` (0), or the sinusoid for a random table (not by offset about 0.3); the first assert cannot fail for a table's dot products and is there as the contrast |
 # | a probe reads no position out of `none`, and reads it out of learned and sincos2d from the start | `lesson.claim("a probe reads no row or column out of none", (probes["none"]["accuracy"] - base).abs().max(), "<", 0.03, about="absence")` `lesson.claim("a probe reads no coordinates out of none", probes["none"]["r2"].max(), "<", 0.03, about="absence")` `lesson.claim("a probe reads position out of learned and sincos2d from the start", {name: read[name][0] for name in ("learned", "sincos2d")}, ">", 0.8, about="untrained")` | `none` is swapped for a model with position (peg: 0.7 after block 1) |
 # | on a blank image PEG's zero padding makes 9 kinds of token; attention-only encodings make 1 | `assert counts["peg"] == [1, 9]` `assert all(counts[name] == [1, 1] for name in ("none", "relative", "rope-axial", "rope-mixed", "alibi2d"))` `assert all(counts[name] == [16, 16] for name in ("learned", "sincos2d"))` | the padding is circular (peg gives [1, 1]) |
 # | a probe reads absolute position out of `peg` only after its convolution; with circular padding the answers do not change under a shift around the wrap, the probe reads nothing and the task is at chance | `lesson.claim("a probe reads no position out of peg before the convolution acts", (probes["peg"]["accuracy"][:2] - base).abs().max(), "<", 0.03, about="absence")` `lesson.claim("a probe reads row and column out of peg after its convolution", probes["peg"]["accuracy"][2].min(), ">", 0.5, about="untrained")` `lesson.claim("a probe reads coordinates out of peg after its convolution", probes["peg"]["r2"][2].min(), ">", 0.4, about="untrained")` `assert wrapped_shift < 1e-4` `lesson.claim("with zero padding, shifting the image changes the answers", zero_shift, ">", 0.1)` `lesson.claim("with circular padding a probe reads no position out of peg", (wrapped["accuracy"] - base).abs().max(), "<", 0.06, about="absence")` `lesson.claim("with circular padding peg is at chance on the task", wrapped_accuracy, "<", chance + 0.04, about="absence")` | the convolution acts before block 0 (`at_layer=0`: the first fails), or the padding stays zeros in the control (shift change about 1.5, probe 0.7, task accuracy 1.0); the coordinates' R² is 0.52 at its lowest over 24 runs (median 0.74), so its bound is 0.4 |
-# | the offset-only models carry no position into block 0; the RoPE models carry it after a block (by the grid's edge: argued, not measured) | `lesson.claim("the offset-only models carry no position into block 0", {name: (probes[name]["accuracy"][0] - base).abs().max() for name in OFFSET_ONLY}, "<", 0.03, about="absence")` `lesson.claim("the RoPE models carry position after a block", {name: read[name][1:].max() for name in ("rope-axial", "rope-mixed")}, ">", base + 0.15)` | an additive model is among the offset-only ones (0.97 at the input), or `none` or `alibi2d` takes a RoPE model's place (0.25-0.36) |
-# | on a blank image `none` attends uniformly and ALiBi by its slopes; a trained RoPE model has heads that look farther than uniform | `torch.testing.assert_close(none_blank, torch.full_like(none_blank, uniform))` `torch.testing.assert_close(alibi_blank, prior.expand_as(alibi_blank))` `assert (prior.diff() > 0).all() and prior.max() < uniform` `lesson.claim("a trained RoPE model has heads that look farther than uniform", max(distances[name][0].max() for name in ("rope-axial", "rope-mixed")), ">", uniform + 0.5)` | models without RoPE (`none`, `alibi2d`) take the RoPE models' places (at most about 2.2 in block 0) |
+# | the offset-only models carry no position into block 0; the RoPE models carry it after a block (by the grid's edge: argued, not measured) | `lesson.claim("the offset-only models carry no position into block 0", {name: (probes[name]["accuracy"][0] - base).abs().max() for name in OFFSET_ONLY}, "<", 0.03, about="absence")` `lesson.claim("the RoPE models carry position after a block", {name: read[name][1:].max() for name in ("rope-axial", "rope-mixed")}, ">", base + 0.15, about="training")` | an additive model is among the offset-only ones (0.97 at the input), or `none` or `alibi2d` takes a RoPE model's place (0.25-0.36) |
+# | on a blank image `none` attends uniformly and ALiBi by its slopes; a trained RoPE model has heads that look farther than uniform | `torch.testing.assert_close(none_blank, torch.full_like(none_blank, uniform))` `torch.testing.assert_close(alibi_blank, prior.expand_as(alibi_blank))` `assert (prior.diff() > 0).all() and prior.max() < uniform` `lesson.claim("a trained RoPE model has heads that look farther than uniform", max(distances[name][0].max() for name in ("rope-axial", "rope-mixed")), ">", uniform + 0.5, about="training")` | models without RoPE (`none`, `alibi2d`) take the RoPE models' places (at most about 2.2 in block 0) |
