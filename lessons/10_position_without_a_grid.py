@@ -216,9 +216,10 @@ viz.module_similarity(trained, net.modules, title="σ = 0.1, trained")
 # same amount (printed below, against Adam's *reach*: roughly how far an entry can go in the run).
 # For the σ = 0.1 table that is more than half its size: it is rewritten, and the blocks appear. For
 # the σ = 2 table it is under a tenth: the whole table is still mostly its random draw. That does not
-# mean training wrote nothing into it. How far a table moves is the optimizer's doing, not the
-# task's: trained on shuffled targets, where there is nothing to learn, the tables move by about as
-# much (the null runs of `lessons/CLAIMS.md`). What the move holds is the next question.
+# mean training wrote nothing into it. How far a table moves is mostly the optimizer's doing, not
+# the task's: trained on shuffled targets, where there is nothing to learn, the σ = 0.1 table still
+# moves by more than half its size and the σ = 2 table by under a tenth (the null runs of
+# `lessons/CLAIMS.md`). What the move holds is the next question.
 
 # %% tags=["nbval-ignore-output"]
 snapshots = {
