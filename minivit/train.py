@@ -215,6 +215,7 @@ def fit(
     elif resume:
         raise ValueError("resume=True continues the checkpoint in a run folder; pass out= with it")
     eval_size = len(eval_data.tensors[0]) if eval_data is not None else 0
+    train = nulls.training_set(train, settings.seed)  # MINIVIT_NULL=labels: a null run
     run = _Run(model, train, settings, augment, device, precision, compile, out, eval_size)
     if out is not None:  # after every other check: a refused run writes nothing
         weights = 4 * sum(p.numel() * p.element_size() for p in model.parameters())  # 2 moments, slack
@@ -255,7 +256,6 @@ class _Run:
         classes = int(getattr(getattr(model, "config", None), "num_classes", 0)) or None
         check_task(model, train)
         check_train_set(train, classes)
-        train = nulls.training_set(train, settings.seed)  # MINIVIT_NULL=labels: a null run
         if augment:
             augment.check_size(*train.tensors[0].shape[-2:])
         self.regression = is_regression(train)
@@ -287,11 +287,9 @@ class _Run:
         )
         self.augment_rng = torch.Generator(device=device)
         self.history, self.start = History(), 0
-        hint = (
-            f"lower the learning rate (lr={settings.lr}) or clip gradients (grad_clip={settings.grad_clip})"
-        )
+        tip = f"lower the learning rate (lr={settings.lr}) or clip gradients (grad_clip={settings.grad_clip})"
         self.meter = _Meter(
-            [self.history], processes, self.path, hint, score="r2" if self.regression else "acc"
+            [self.history], processes, self.path, tip, score="r2" if self.regression else "acc"
         )
 
     def batch(self, step: int) -> tuple[Tensor, Tensor, Tensor]:
