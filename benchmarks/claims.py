@@ -677,7 +677,10 @@ def table(records: list[dict], null_records: list[dict] = ()) -> str:
                 seen = failing.setdefault(a["assert"], [0, 0])
                 seen[0] += a["passed"] is not True
                 seen[1] += 1
-            if not r["ok"] and not r.get("asserts"):
+            for e in r.get("cell_errors", []):  # plain asserts are recorded, not raised: an error is real
+                raised = e["error"][:160]
+                lines.append(f"- null run ({r['null']}, seed {r['seed']}): a cell raised `{raised}`")
+            if not r["ok"] and "cell_errors" not in r:
                 lines.append(f"- null run ({r['null']}, seed {r['seed']}) stopped: `{r['error']}`")
         failing = {test: seen for test, seen in failing.items() if seen[0]}
         if failing:
