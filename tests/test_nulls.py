@@ -75,3 +75,14 @@ def test_a_claim_says_what_it_is_about():
     with pytest.raises(ValueError, match=r"about='trained' is not one of task, training, absence, untrained"):
         lesson.claim("x", 1.0, ">", 0.0, about="trained")
     lesson.claim("x", 1.0, ">", 0.0, about="absence")  # passes: nothing raised
+
+
+def test_a_claim_with_nothing_to_check_misses(monkeypatch, tmp_path):
+    """A claim over an empty set (no model qualified) cannot be shown: it misses, it does not crash."""
+    monkeypatch.setenv("MINIVIT_STRICT", "1")
+    with pytest.raises(AssertionError, match=r"those that learned: nan \(at nothing to check\)"):
+        lesson.claim("those that learned", {}, ">", 0.5)
+    path = tmp_path / "claims.jsonl"
+    monkeypatch.setenv("MINIVIT_CLAIMS", str(path))
+    lesson.claim("those that learned", [], ">", 0.5)
+    assert '"passed": false' in path.read_text() and "-Infinity" in path.read_text()
