@@ -194,7 +194,7 @@ q, k = x @ W_q, x @ W_k
 rotated = torch.stack([shift(i) @ q for i in range(N)]) @ torch.stack([shift(j) @ k for j in range(N)]).T / math.sqrt(D)
 for name, S in (("added", added), ("rotated", rotated)):
     print(f"{name:>8}: share of the variance within offsets {within_offsets(S):.2g}")
-lesson.claim("added to the content, the score depends on where the pair is", within_offsets(added), ">", 0.3)
+lesson.claim("added to the content, the score depends on where the pair is", within_offsets(added), ">", 0.3, about="untrained")
 assert within_offsets(rotated) < 1e-9, "rotated: only on the offset"
 
 # %% [markdown]
@@ -449,7 +449,7 @@ exercises.check("02.5", answer_02_5)
 # | a shift by k is one rotation R_k for every position | `torch.testing.assert_close(pe[k_:], pe[:-k_] @ shift(k_).T)` | R_k rotates the other way (signs of the sines swapped) |
 # | PE·PE is even in the offset: left and right look alike | `torch.testing.assert_close(closed_form, closed_form.flip(0))` | the score has a sine part, e.g. PE(p)ᵀ R_1 PE(q) |
 # | an M that mixes sine and cosine tells left from right | `assert best == -1` | M = I: the best key is the query itself (0) |
-# | added to the content, the encoding makes attention scores absolute | `lesson.claim("added to the content, the score depends on where the pair is", within_offsets(added), ">", 0.3)` | queries and keys are rotated instead (share within offsets about 1e-30) |
+# | added to the content, the encoding makes attention scores absolute | `lesson.claim("added to the content, the score depends on where the pair is", within_offsets(added), ">", 0.3, about="untrained")` | queries and keys are rotated instead (share within offsets about 1e-30) |
 # | rotating queries and keys makes them relative, for any weights | `assert within_offsets(rotated) < 1e-9, "rotated: only on the offset"` | only the query is rotated (the key stays put) |
 # | MAE's 2-D table is minivit's with the channels reordered | `torch.testing.assert_close(mae, table[:, perm], atol=1e-6, rtol=0)` `torch.testing.assert_close(mae @ mae.T, table @ table.T, atol=1e-5, rtol=0)` | MAE's table is built with the row first (the first assert), or with other frequencies, e.g. base^(−i/half) (both) |
 # | the 2-D dot product depends only on (Δr, Δc) | `assert all(max(v) - min(v) < 1e-5 for v in by_offset.values())` | the table's rows are shuffled (the 1-D encoding of the raster index still passes: its offset r·g_w + c is a function of (Δr, Δc)) |
