@@ -7,7 +7,7 @@ import torch.nn.functional as F
 from minivit import analysis, posenc
 from minivit.data.network import simulate_network
 from minivit.posenc.base import grid_coords
-from minivit.posenc.sinusoidal import sincos_2d
+from minivit.posenc.sincos import sincos_2d
 
 
 def test_procrustes_recovers_a_rotated_scaled_shifted_copy_of_the_grid():

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from minivit.experiments import network, recorded
-from minivit.posenc.sinusoidal import sincos_1d
+from minivit.posenc.sincos import sincos_1d
 
 TINY = network.Setting(
     modules=3, nodes_per_module=4, run_steps=120, train_steps=80, rerun_steps=40, dim=12, depth=1, steps=4

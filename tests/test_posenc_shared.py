@@ -12,7 +12,8 @@ here:
   numbers as they are without prefix tokens;
 - the traits an encoding declares (`offset_only`, `symmetric`, `prefix_untouched`, in `base.py`),
   checked for every encoding that declares them, and their absence where it does not;
-- a gradient reaching every entry of every trainable parameter.
+- a gradient reaching every entry of every trainable parameter;
+- one name: an encoding's registry key, its module and its class agree.
 
 Weights are redrawn from N(0, 0.5), as training leaves them (`scaled`): at init a learned table or
 phase is near zero and hides most errors.
@@ -20,11 +21,13 @@ phase is near zero and hides most errors.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 
 from minivit import ViT, ViTConfig, analysis
-from minivit.posenc import REGISTRY, GridCache, build, grid_coords, grid_distances
+from minivit.posenc import REGISTRY, GridCache, PositionalEncoding, build, grid_coords, grid_distances
 
 NAMES = list(REGISTRY)
 GRIDS = [(3, 5), (5, 3)]
@@ -262,3 +265,40 @@ def test_the_grid_cache_keys_by_grid_device_and_extra_and_refuses_a_parameters_v
     weight = torch.ones(1, requires_grad=True)
     with pytest.raises(ValueError, match="must not depend on a parameter"):
         cache.get((2, 2), None, lambda: weight * grid_distances((2, 2))[None])
+
+
+def name_disagreements(registry) -> list[str]:
+    """Where an encoding's key, module and class disagree: its module is the key's family (the key
+    without its dimension, 1d or 2d, and without the variant after a hyphen: `rope-axial`, `rope1d`
+    live in `rope.py`), and its class's name begins with the key (hyphens dropped, case aside:
+    `rope-axial` is `RoPEAxial`, `relative` is `RelativeBias`)."""
+    out = []
+    for key, cls in registry.items():
+        module, family = cls.__module__.rsplit(".", 1)[-1], re.sub(r"(\d+d)?(-.*)?$", "", key)
+        if module != family:
+            out.append(f"{key!r} lives in minivit/posenc/{module}.py: move {cls.__name__} to {family}.py")
+        if not cls.__name__.lower().startswith(key.replace("-", "")):
+            out.append(f"{key!r} is class {cls.__name__}: begin its name with {key.replace('-', '')!r}")
+    return out
+
+
+def test_every_encodings_key_module_and_class_agree():
+    assert not name_disagreements(REGISTRY)
+
+
+def test_a_key_module_or_class_that_disagrees_is_named():
+    def klass(name, module):
+        return type(name, (PositionalEncoding,), {"__module__": f"minivit.posenc.{module}"})
+
+    planted = {
+        "peg": klass("PEG", "conditional"),  # another module
+        "none": klass("NoPosition", "none"),  # another class
+        "rope-spiral": klass("RoPESpiral", "spiral"),  # the variant's own module
+        "sincos1d": klass("Sincos1D", "sincos"),  # agrees
+        "rope-axial": klass("RoPEAxial", "rope"),  # agrees
+    }
+    found = name_disagreements(planted)
+    assert len(found) == 3, found
+    assert "'peg' lives in minivit/posenc/conditional.py: move PEG to peg.py" in found
+    assert "'none' is class NoPosition: begin its name with 'none'" in found
+    assert "'rope-spiral' lives in minivit/posenc/spiral.py: move RoPESpiral to rope.py" in found

@@ -21,19 +21,18 @@ from minivit.posenc.base import (
     pad_prefix,
     relative_offsets,
 )
-from minivit.posenc.conditional import PEG
 from minivit.posenc.learned import Learned, resample
 from minivit.posenc.liere import LieRE, skew_symmetric
-from minivit.posenc.none import NoPosition
+from minivit.posenc.none import NoneEncoding
+from minivit.posenc.peg import PEG
 from minivit.posenc.pope import PoPE, polar, pope_frequencies
 from minivit.posenc.relative import RelativeBias
-from minivit.posenc.rope import RoPE1D, RoPEAxial, RoPEMixed, rotate_pairs
-from minivit.posenc.sinusoidal import Sincos1D, Sincos2D, sincos_1d, sincos_2d
-from minivit.posenc.spiral import RoPESpiral, spiral_directions
+from minivit.posenc.rope import RoPE1D, RoPEAxial, RoPEMixed, RoPESpiral, rotate_pairs, spiral_directions
+from minivit.posenc.sincos import Sincos1D, Sincos2D, sincos_1d, sincos_2d
 from minivit.posenc.string import STRING
 
 REGISTRY: dict[str, type[PositionalEncoding]] = {
-    "none": NoPosition,
+    "none": NoneEncoding,
     "learned": Learned,
     "sincos1d": Sincos1D,
     "sincos2d": Sincos2D,
@@ -136,7 +135,7 @@ __all__ = [
     "GridCache",
     "Learned",
     "LieRE",
-    "NoPosition",
+    "NoneEncoding",
     "PoPE",
     "PositionalEncoding",
     "RelativeBias",

@@ -8,5 +8,5 @@ outputs, and mean pooling makes the model's answer exactly invariant to the perm
 from minivit.posenc.base import PositionalEncoding
 
 
-class NoPosition(PositionalEncoding):
+class NoneEncoding(PositionalEncoding):
     """All three hooks are the base class's no-ops."""

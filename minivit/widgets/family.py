@@ -11,8 +11,7 @@ from torch import Tensor
 from minivit import analysis, viz
 from minivit.checks import check_whole
 from minivit.posenc.base import grid_coords
-from minivit.posenc.rope import axial_frequencies
-from minivit.posenc.spiral import group_frequencies, spiral_directions
+from minivit.posenc.rope import axial_frequencies, group_frequencies, spiral_directions
 from minivit.widgets.base import check_grid, explorer, slider
 from minivit.widgets.guards import check_positions, check_width
 

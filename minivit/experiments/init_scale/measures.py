@@ -17,7 +17,7 @@ from minivit.experiments.init_scale.setting import GRID, Setting
 from minivit.model import ViT
 from minivit.posenc.base import grid_coords
 from minivit.posenc.learned import Learned
-from minivit.posenc.sinusoidal import sincos_2d
+from minivit.posenc.sincos import sincos_2d
 from minivit.train import History, seed_everything
 
 
