@@ -1,8 +1,8 @@
 """Measurements on encodings and attention, a file to a concept; every name is importable from here
 (`from minivit import analysis; analysis.grid_recovery(...)`).
 
-    tables.py     position tables and their grid: cosine_similarity, grid_distances,
-                  same_row_or_column, structure_score, procrustes
+    tables.py     position tables and their grid: cosine_similarity, same_row_or_column,
+                  structure_score, procrustes; grid_distances is the encodings' (`minivit.posenc`)
     attention.py  attention statistics: entropy, with_temperature, uniform_entropy,
                   attention_agreement, mean_attention_distance (of weights), mean_attention_distances
                   (of every block and head of a model)
@@ -38,13 +38,7 @@ from minivit.analysis.layout import grid_recovery, layout_tests
 from minivit.analysis.nulls import holm
 from minivit.analysis.offsets import direction_asymmetry, offset_dependence, offset_locality, offset_table
 from minivit.analysis.probe import position_probe
-from minivit.analysis.tables import (
-    cosine_similarity,
-    grid_distances,
-    procrustes,
-    same_row_or_column,
-    structure_score,
-)
+from minivit.analysis.tables import cosine_similarity, procrustes, same_row_or_column, structure_score
 from minivit.analysis.trace import (
     TERMS,
     attention_logits,
@@ -52,6 +46,7 @@ from minivit.analysis.trace import (
     logit_terms,
     same_content_scores,
 )
+from minivit.posenc.base import grid_distances
 
 __all__ = [
     "TERMS",

@@ -10,9 +10,8 @@ from typing import TYPE_CHECKING
 import torch
 from torch import Tensor
 
-from minivit.analysis.tables import grid_distances
 from minivit.analysis.trace import inspecting
-from minivit.posenc.base import Grid
+from minivit.posenc.base import Grid, grid_distances
 
 if TYPE_CHECKING:
     from minivit.model import ViT
@@ -58,7 +57,7 @@ def mean_attention_distance(weights: Tensor, grid: Grid, num_prefix_tokens: int 
     p = num_prefix_tokens
     w = weights[..., p:, p:].float()
     w = w / w.sum(-1, keepdim=True).clamp_min(1e-12)
-    dist = grid_distances(grid).to(w.device)  # (N, N)
+    dist = grid_distances(grid, device=w.device)  # (N, N)
     return (w * dist).sum(-1).mean(dim=(0, 2))
 
 

@@ -11,8 +11,8 @@ import torch
 from torch import Tensor
 
 from minivit.analysis.nulls import with_nulls
-from minivit.analysis.tables import cosine_similarity, grid_distances, procrustes, same_row_or_column
-from minivit.posenc.base import Grid, grid_coords
+from minivit.analysis.tables import cosine_similarity, procrustes, same_row_or_column
+from minivit.posenc.base import Grid, grid_coords, grid_distances
 
 
 def grid_recovery(table: Tensor, grid: Grid, *, permutations: int = 1000, seed: int = 0) -> dict:

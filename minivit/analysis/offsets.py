@@ -8,15 +8,14 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from minivit.posenc.base import Grid, grid_coords
+from minivit.posenc.base import Grid, relative_offsets
 
 
 def _offset_index(grid: Grid, device=None) -> Tensor:
     """For every (query i, key j) pair in raster order, the index of its offset (r_i - r_j, c_i - c_j)
     in a [2gh - 1, 2gw - 1] table, flattened: [N * N]."""
     gh, gw = grid
-    rc = grid_coords(grid, dtype=torch.long, device=device)  # (N, 2)
-    off = rc[:, None, :] - rc[None, :, :]  # (N, N, 2)
+    off = relative_offsets(grid, device=device)  # (N, N, 2)
     return ((off[..., 0] + gh - 1) * (2 * gw - 1) + off[..., 1] + gw - 1).reshape(-1)
 
 

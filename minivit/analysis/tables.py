@@ -8,19 +8,13 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from minivit.posenc.base import Grid, grid_coords
+from minivit.posenc.base import Grid, grid_coords, grid_distances
 
 
 def cosine_similarity(table: Tensor) -> Tensor:
     """Cosine similarity between every pair of position vectors: table [N, D] -> [N, N]."""
     t = F.normalize(table.detach().float(), dim=-1)
     return t @ t.T
-
-
-def grid_distances(grid: Grid) -> Tensor:
-    """Euclidean distance between every pair of grid cells, in patches: [N, N]."""
-    rc = grid_coords(grid)
-    return torch.cdist(rc, rc)
 
 
 def same_row_or_column(grid: Grid) -> Tensor:

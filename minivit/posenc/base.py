@@ -86,9 +86,9 @@ def pad_prefix(bias: Tensor, num_prefix_tokens: int) -> Tensor:
     return nn.functional.pad(bias, (p, 0, p, 0))  # (H, p+n, p+n)
 
 
-def relative_offsets(grid: Grid) -> Tensor:
+def relative_offsets(grid: Grid, *, device=None) -> Tensor:
     """Offsets (dy, dx) = (r_i - r_j, c_i - c_j) between every pair of patches: [N, N, 2] (long)."""
-    rc = grid_coords(grid, dtype=torch.long)  # (N, 2)
+    rc = grid_coords(grid, dtype=torch.long, device=device)  # (N, 2)
     return rc[:, None, :] - rc[None, :, :]  # (N, N, 2)
 
 
@@ -107,7 +107,7 @@ def offset_bias(table: Tensor, grid: Grid, num_prefix_tokens: int = 0) -> Tensor
             f"{tuple(table.shape)}; index offsets -R..R as offset + R"
         )
     rh, rw = (h - 1) // 2, (w - 1) // 2
-    off = relative_offsets(grid).to(table.device)  # (N, N, 2)
+    off = relative_offsets(grid, device=table.device)  # (N, N, 2)
     dy = off[..., 0].clamp(-rh, rh) + rh
     dx = off[..., 1].clamp(-rw, rw) + rw
     return pad_prefix(table[:, dy, dx], num_prefix_tokens)  # (H, P+N, P+N)
