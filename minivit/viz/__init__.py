@@ -15,11 +15,13 @@ importable from here (`from minivit import viz; viz.similarity_grid(...)`):
                   position_scores
     runs.py       training runs and the experiments' results: plot_history, capstone,
                   init_scale_sweep, init_scale_curves, agreement_scatter, resolution_sweep, network_sweep
-    base.py       what every figure draws with (`square`: an outline around one patch)
+    base.py       what every figure draws with: ENCODING_COLOURS (one colour per encoding, the same
+                  in every figure; `colours` and `line_style` for a list of names), `square` (an
+                  outline around one patch)
 """
 
 from minivit.viz.attention import attention_distances, attention_heads, attention_overlay
-from minivit.viz.base import square
+from minivit.viz.base import ENCODING_COLOURS, colours, encoding_of, line_style, square
 from minivit.viz.inputs import augmentations, lst_puzzles, network, show_images, shuffle_comparison
 from minivit.viz.inside import position_scores, probe_stages, score_tests, term_shares
 from minivit.viz.offsets import bias_maps, head_tables, offset_table, offset_tables, rope_frequencies
@@ -42,6 +44,7 @@ from minivit.viz.tables import (
 )
 
 __all__ = [
+    "ENCODING_COLOURS",
     "agreement_scatter",
     "attention_distances",
     "attention_heads",
@@ -49,11 +52,14 @@ __all__ = [
     "augmentations",
     "bias_maps",
     "capstone",
+    "colours",
     "dot_product_profiles",
     "encoding_heatmap",
+    "encoding_of",
     "head_tables",
     "init_scale_curves",
     "init_scale_sweep",
+    "line_style",
     "lst_puzzles",
     "module_similarity",
     "network",

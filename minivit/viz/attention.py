@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from torch import Tensor
 
-from minivit.viz.base import hwc, square
+from minivit.viz.base import colours, hwc, square
 
 
 def attention_overlay(
@@ -74,15 +74,17 @@ def attention_heads(
 
 def attention_distances(distances: Mapping[str, Tensor], *, uniform: float) -> Figure:
     """Mean attention distance of every head, one panel per block: {model: [L, H]} in patches, with
-    the distance of uniform attention (every key alike) as a dashed line."""
+    the distance of uniform attention (every key alike) as a dashed line; each model in its encoding's
+    colour."""
     names = list(distances)
+    colour = colours(names)
     layers = next(iter(distances.values())).shape[0]
     fig = Figure(figsize=(4.6 * layers, 3.4), layout="constrained")
     axes = fig.subplots(1, layers, squeeze=False, sharey=True)[0]
     for block, ax in enumerate(axes):
         for i, name in enumerate(names):
             d = distances[name][block].detach().cpu().numpy()
-            ax.scatter(np.full(len(d), i), d, s=18, alpha=0.8)
+            ax.scatter(np.full(len(d), i), d, s=18, alpha=0.8, color=colour[name])
         ax.axhline(uniform, color="gray", ls="--", lw=1, label="uniform attention")
         ax.set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=8)
         ax.set_title(f"block {block}: one dot per head", fontsize=10)

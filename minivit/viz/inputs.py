@@ -10,7 +10,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from torch import Tensor
 
-from minivit.viz.base import cmap, hwc, matrix, module_lines
+from minivit.viz.base import cmap, colours, hwc, matrix, module_lines
 
 
 def _patch_lines(ax, size: tuple[int, int], patch_size: int) -> None:
@@ -60,7 +60,8 @@ def shuffle_comparison(
     patch_size: int,
     classes: Sequence[str] | None = None,
 ) -> Figure:
-    """An image, its patches shuffled, and each model's class probabilities for both.
+    """An image, its patches shuffled, and each model's class probabilities for both, in the model's
+    encoding's colour (hatched and lighter: the shuffled image).
 
     Args:
         image, shuffled: [C, H, W].
@@ -74,10 +75,20 @@ def shuffle_comparison(
         _patch_lines(ax, img.shape[-2:], patch_size)
         ax.set_title(title)
         ax.axis("off")
+    colour = colours(outputs)
     for ax, (name, (p0, p1)) in zip(axes[2:], outputs.items(), strict=True):
         k = np.arange(len(p0))
-        ax.bar(k - 0.2, p0.detach().cpu().numpy(), 0.4, label="image")
-        ax.bar(k + 0.2, p1.detach().cpu().numpy(), 0.4, label="shuffled")
+        ax.bar(k - 0.2, p0.detach().cpu().numpy(), 0.4, color=colour[name], label="image")
+        ax.bar(
+            k + 0.2,
+            p1.detach().cpu().numpy(),
+            0.4,
+            color=colour[name],
+            alpha=0.45,
+            hatch="//",
+            edgecolor="white",
+            label="shuffled",
+        )
         change = (p0 - p1).abs().max().item()
         ax.set_title(f"{name}: max change {change:.1e}", fontsize=10)
         ax.set(ylim=(0, 1), xlabel="class", ylabel="probability")

@@ -12,7 +12,7 @@ from torch import Tensor
 
 from minivit.posenc.base import Grid
 from minivit.viz.attention import attention_overlay
-from minivit.viz.base import cmap, square
+from minivit.viz.base import cmap, colours, line_style, square
 from minivit.viz.offsets import offset_table
 
 
@@ -52,16 +52,17 @@ def score_tests(fraction: Tensor, asymmetry: Tensor, names: Sequence[str], varie
 
 def term_shares(shares: Mapping[str, Mapping[str, Tensor]]) -> Figure:
     """Each model's logit terms, a stacked bar per head: {model: {term: share [H]}} with the terms of
-    `analysis.logit_terms` (content.content, content.position, ...), shares summing to 1 per head."""
+    `analysis.logit_terms` (content.content, content.position, ...), shares summing to 1 per head.
+    The terms are in shades of viridis, as they are not encodings."""
     fig = Figure(figsize=(4.2 * len(shares) + 1.6, 3.2), layout="constrained")
     axes = fig.subplots(1, len(shares), squeeze=False, sharey=True)[0]
-    colors = cmap("tab10")
     for ax, (name, by_term) in zip(axes, shares.items(), strict=True):
         bottom = None
         for k, (term, share) in enumerate(by_term.items()):
             s = share.detach().cpu().double().numpy()
             heads = np.arange(len(s))
-            ax.bar(heads, s, 0.8, bottom=bottom, color=colors(k), label=term.replace("_", " · "))
+            shade = cmap("viridis")(0.9 * k / max(1, len(by_term) - 1))
+            ax.bar(heads, s, 0.8, bottom=bottom, color=shade, label=term.replace("_", " · "))
             bottom = s if bottom is None else bottom + s
         ax.set(xlabel="head", title=name, ylim=(0, 1))
         ax.set_xticks(heads)
@@ -73,13 +74,14 @@ def term_shares(shares: Mapping[str, Mapping[str, Tensor]]) -> Figure:
 
 def probe_stages(probes: Mapping[str, Mapping]) -> Figure:
     """Linear probes of (row, col) at each stage of each model (`analysis.position_probe` results):
-    accuracy of the one-hot read-out and R^2 of the coordinates, mean of row and column, with chance."""
+    accuracy of the one-hot read-out and R^2 of the coordinates, mean of row and column, with chance.
+    Each model in its encoding's colour."""
     fig = Figure(figsize=(10, 3.6), layout="constrained")
     ax_acc, ax_r2 = fig.subplots(1, 2)
-    colors = cmap("tab10")
-    for k, (name, p) in enumerate(probes.items()):
+    colour = colours(probes)
+    for name, p in probes.items():
         x = np.arange(len(p["stages"]))
-        style = dict(color=colors(k % 10), marker="o", ms=4, label=name)
+        style = dict(color=colour[name], ls=line_style(name), marker="o", ms=4, label=name)
         ax_acc.plot(x, p["accuracy"].mean(1).cpu().numpy(), **style)
         ax_r2.plot(x, p["r2"].mean(1).cpu().numpy(), **style)
     first = next(iter(probes.values()))

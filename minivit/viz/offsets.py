@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 from torch import Tensor
 
 from minivit.posenc.base import Grid
-from minivit.viz.base import square
+from minivit.viz.base import ENCODING_COLOURS, square
 
 
 def offset_table(
@@ -102,7 +102,7 @@ def bias_maps(bias: Tensor, grid: Grid, query: int, *, title: str = "") -> Figur
 
 def rope_frequencies(before: Tensor, after: Tensor, *, layer: int = 0) -> Figure:
     """Mixed RoPE's 2-D frequencies (f_x, f_y) of block `layer`, one panel per head: before training
-    (light) and after (dark). freqs: [L, 2, H, Dh/2]."""
+    (light) and after (dark), in rope-mixed's colour. freqs: [L, 2, H, Dh/2]."""
     heads = before.shape[2]
     fig = Figure(figsize=(3.2 * heads, 3.2), layout="constrained")
     axes = fig.subplots(1, heads, squeeze=False)[0]
@@ -118,7 +118,7 @@ def rope_frequencies(before: Tensor, after: Tensor, *, layer: int = 0) -> Figure
                 scale_units="xy",
                 scale=1,
                 alpha=alpha,
-                color="tab:blue",
+                color=ENCODING_COLOURS["rope-mixed"],
                 width=0.012,
                 label=label,
             )

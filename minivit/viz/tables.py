@@ -14,7 +14,7 @@ from torch import Tensor
 
 from minivit.analysis import cosine_similarity
 from minivit.posenc.base import Grid
-from minivit.viz.base import matrix, module_lines, square
+from minivit.viz.base import ENCODING_COLOURS, matrix, module_lines, square
 
 
 def encoding_heatmap(table: Tensor, *, ax=None, title: str = "encoding") -> Figure:
@@ -106,14 +106,15 @@ def dot_product_profiles(table: Tensor, references: Sequence[int]) -> Figure:
 
 def procrustes_layout(aligned: Tensor, grid: Grid, *, title: str = "", ax=None) -> Figure:
     """A table mapped onto the grid by Procrustes alignment (`analysis.procrustes`): each position
-    as a point, neighbours on the grid joined, the true grid in grey behind it."""
+    as a point, neighbours on the grid joined (in the learned table's colour), the true grid in grey
+    behind it."""
     if ax is None:
         fig = Figure(figsize=(3.4, 3.4), layout="constrained")
         ax = fig.subplots()
     gh, gw = grid
     pts = aligned.detach().cpu().numpy().reshape(gh, gw, 2)
     true = np.stack(np.meshgrid(np.arange(gh), np.arange(gw), indexing="ij"), -1).astype(float)
-    for p, style in ((true, dict(color="0.8", lw=1)), (pts, dict(color="tab:blue", lw=1.2))):
+    for p, style in ((true, dict(color="0.8", lw=1)), (pts, dict(color=ENCODING_COLOURS["learned"], lw=1.2))):
         for r in range(gh):
             ax.plot(p[r, :, 1], p[r, :, 0], **style)
         for c in range(gw):

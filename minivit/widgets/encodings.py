@@ -158,7 +158,8 @@ def alibi_view(*, heads: int, head: int, query: int, grid: tuple[int, int] = (8,
     bias = -slopes[head] * distances[query].reshape(grid)
     fig = Figure(figsize=(8, 3.2), layout="constrained")
     left, right = fig.subplots(1, 2)
-    left.bar(range(heads), slopes, color=["tab:orange" if h == head else "tab:blue" for h in range(heads)])
+    chosen = viz.ENCODING_COLOURS["alibi2d"]  # the chosen head in ALiBi's colour, the others grey
+    left.bar(range(heads), slopes, color=[chosen if h == head else "0.75" for h in range(heads)])
     left.set(xlabel="head", ylabel="slope m", yscale="log", title=f"{heads} heads: slopes")
     low = -max(slopes) * float(distances.max())
     im = right.imshow(bias.numpy(), cmap="magma", vmin=low, vmax=0.0, interpolation="nearest")

@@ -20,6 +20,7 @@ FAMILY_CHANGES = {
     "add a part that does not commute (LieRE)": "add",
     "change the basis (STRING)": "basis",
 }
+_COLOURS = {"add": viz.ENCODING_COLOURS["liere"], "basis": viz.ENCODING_COLOURS["string"]}
 
 
 def _random_skew(size: int, seed: int) -> Tensor:
@@ -82,7 +83,8 @@ def family_view(
     """Axial RoPE's generators changed by `strength` (see `family_generators`): left, the scores of
     one q and k at two offsets, for queries along the grid's diagonal (flat lines: the score depends
     on the offset alone); right, the share of the scores' variance left within offsets (0: the score
-    is offset-only, the measure of lessons 02, 05 and 11), against the strength, for both changes."""
+    is offset-only, the measure of lessons 02, 05 and 11), against the strength, for both changes, in
+    LieRE's and STRING's colours."""
     grid = _check_family(head_dim, grid)
     a = family_generators(strength, change, head_dim=head_dim, seed=seed)
     q, k = torch.randn(2, head_dim, generator=torch.Generator().manual_seed(seed + 2), dtype=torch.float64)
@@ -91,20 +93,25 @@ def family_view(
     steps = range(min(grid) - 1)  # queries (i, i) with a key one step down-right inside the grid
     fig = Figure(figsize=(9, 3.3), layout="constrained")
     left, right = fig.subplots(1, 2)
-    for (dr, dc), label in (
-        ((1, 1), "key at (i + 1, i + 1): along the line"),
-        ((0, 1), "key at (i, i + 1): across it"),
+    for (dr, dc), label, grey in (
+        ((1, 1), "key at (i + 1, i + 1): along the line", "0.1"),
+        ((0, 1), "key at (i, i + 1): across it", "0.55"),
     ):
-        left.plot(
-            list(steps), [s[i * gw + i, (i + dr) * gw + i + dc].item() for i in steps], "o-", label=label
-        )
+        scores = [s[i * gw + i, (i + dr) * gw + i + dc].item() for i in steps]
+        left.plot(list(steps), scores, "o-", color=grey, label=label)
     left.set(xlabel="query at (i, i)", ylabel="score q . k", title="one offset, queries along the diagonal")
     left.legend(fontsize=8)
     high = 0.0
     for name, value in FAMILY_CHANGES.items():
         strengths, shares = _family_shares(value, head_dim, grid, seed)
         high = max(high, shares.max().item())
-        right.plot(strengths.numpy(), shares.numpy(), label=name, lw=2 if value == change else 1)
+        right.plot(
+            strengths.numpy(),
+            shares.numpy(),
+            color=_COLOURS[value],
+            label=name,
+            lw=2 if value == change else 1,
+        )
     share = analysis.offset_dependence(s, grid)["fraction"].item()
     right.plot([strength], [share], "ko")
     comm = (a[0] @ a[1] - a[1] @ a[0]).norm() / (a[0].norm() * a[1].norm())
