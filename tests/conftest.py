@@ -1,4 +1,5 @@
 import os
+from dataclasses import replace
 
 import matplotlib
 import pytest
@@ -56,3 +57,33 @@ def _write_reference_folder(folder, per_grade=20, study=104):
 def reference_folder():
     """Writes a small copy of the reference's processed_data into a folder; returns the study's cells."""
     return _write_reference_folder
+
+
+@pytest.fixture
+def tiny_resolution(monkeypatch):
+    """`tiny_resolution(**changes)`: a resolution sweep small enough for a test (odd_one_out trained
+    3 steps at 16 px, tested at 8, 16 and 24; four variants in two trainings), with `changes` to its
+    fields, registered as setting "tiny" for `resolution.main(["--settings", "tiny", ...])`."""
+    from minivit.experiments import resolution
+
+    tiny = resolution.Setting(
+        "odd_one_out",
+        16,
+        (8, 16, 24),
+        patch_size=4,
+        dim=16,
+        depth=1,
+        heads=2,
+        steps=3,
+        batch_size=16,
+        train_examples=32,
+        test_examples=16,
+        variants=("learned", "learned-antialias", "rope-mixed", "rope-mixed-interp"),
+    )
+
+    def register(**changes):
+        setting = replace(tiny, **changes)
+        monkeypatch.setitem(resolution.SETTINGS, "tiny", setting)
+        return setting
+
+    return register

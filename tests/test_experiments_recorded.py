@@ -15,20 +15,6 @@ import pytest
 from minivit.experiments import init_scale, network, resolution
 
 RECORDED = resources.files("minivit.experiments") / "recorded"
-TINY = resolution.Setting(
-    "odd_one_out",
-    16,
-    (8, 16, 24),
-    patch_size=4,
-    dim=16,
-    depth=1,
-    heads=2,
-    steps=2,
-    batch_size=16,
-    train_examples=32,
-    test_examples=16,
-    variants=("learned",),
-)
 
 
 def fingerprint() -> dict[str, str]:
@@ -41,8 +27,10 @@ def test_a_sweep_without_out_writes_a_file_of_its_own_in_the_current_folder(modu
     assert out.parent == Path(".") and out.suffix == ".json", module.DEFAULT_OUT
 
 
-def test_a_resolution_sweep_without_out_leaves_the_recorded_results(tmp_path, monkeypatch, capsys):
-    monkeypatch.setitem(resolution.SETTINGS, "tiny", TINY)
+def test_a_resolution_sweep_without_out_leaves_the_recorded_results(
+    tmp_path, monkeypatch, capsys, tiny_resolution
+):
+    tiny_resolution(variants=("learned",))
     monkeypatch.chdir(tmp_path)
     before = fingerprint()
     resolution.main(["--settings", "tiny", "--seeds", "1", "--quiet", "--threads", "1"])
@@ -51,7 +39,7 @@ def test_a_resolution_sweep_without_out_leaves_the_recorded_results(tmp_path, mo
     assert fingerprint() == before
 
 
-def test_a_sweep_that_trains_nothing_rewrites_nothing(tmp_path, monkeypatch, capsys):
+def test_a_sweep_that_trains_nothing_rewrites_nothing(tmp_path, monkeypatch, capsys, tiny_resolution):
     """`resolution --seeds 3` on the recorded result (every run there): nothing trained, the file's
     bytes (its provenance, its key order) as they were; a sweep that adds a run writes it."""
     copy = tmp_path / "resolution.json"
@@ -62,7 +50,7 @@ def test_a_sweep_that_trains_nothing_rewrites_nothing(tmp_path, monkeypatch, cap
     assert copy.read_bytes() == (RECORDED / "resolution.json").read_bytes()
 
     monkeypatch.undo()
-    monkeypatch.setitem(resolution.SETTINGS, "tiny", TINY)
+    tiny_resolution(variants=("learned",))
     resolution.main(["--settings", "tiny", "--seeds", "1", "--quiet", "--threads", "1", "--out", str(copy)])
     written = json.loads(copy.read_text())
     assert {r["setting"] for r in written["runs"]} >= {"tiny", "relation"}  # the recorded runs kept

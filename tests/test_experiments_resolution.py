@@ -7,21 +7,6 @@ import torch
 
 from minivit.experiments import resolution
 
-TINY = resolution.Setting(
-    "odd_one_out",
-    16,
-    (8, 16, 24),
-    patch_size=4,
-    dim=16,
-    depth=1,
-    heads=2,
-    steps=3,
-    batch_size=16,
-    train_examples=32,
-    test_examples=16,
-    variants=("learned", "learned-antialias", "rope-mixed", "rope-mixed-interp"),
-)
-
 
 def test_variants_that_share_weights_train_once():
     assert resolution.trainings(("none", "learned", "learned-antialias", "rope-mixed-interp")) == {
@@ -32,11 +17,11 @@ def test_variants_that_share_weights_train_once():
     assert set(resolution.VARIANTS) >= {"none", "learned", "sincos2d", "relative", "rope-axial", "alibi2d"}
 
 
-def test_evaluated_as_keeps_the_weights_and_changes_only_the_resize():
+def test_evaluated_as_keeps_the_weights_and_changes_only_the_resize(tiny_resolution):
     from minivit import ViT
 
     torch.manual_seed(0)
-    model = ViT(TINY.config("learned", 9, 3)).eval()
+    model = ViT(tiny_resolution().config("learned", 9, 3)).eval()
     other = resolution.evaluated_as(model, "learned-antialias")
     assert other.pos.antialias and not model.pos.antialias
     x = torch.rand(2, 3, 16, 16)
@@ -46,22 +31,23 @@ def test_evaluated_as_keeps_the_weights_and_changes_only_the_resize():
     assert resolution.evaluated_as(model, "learned") is model
 
 
-def test_run_seed_evaluates_every_variant_at_every_size():
-    records, models = resolution.run_seed(TINY, 0, progress=False, keep_models=True)
-    assert [r["variant"] for r in records] == list(TINY.variants)
+def test_run_seed_evaluates_every_variant_at_every_size(tiny_resolution):
+    tiny = tiny_resolution()
+    records, models = resolution.run_seed(tiny, 0, progress=False, keep_models=True)
+    assert [r["variant"] for r in records] == list(tiny.variants)
     assert all(list(r["accuracy"]) == ["8", "16", "24"] for r in records)
-    assert set(models) == set(TINY.variants)
-    summary = resolution.summarize(records + resolution.run_seed(TINY, 1, progress=False)[0])
+    assert set(models) == set(tiny.variants)
+    summary = resolution.summarize(records + resolution.run_seed(tiny, 1, progress=False)[0])
     s = summary["odd_one_out"]["learned"]
     assert s["sizes"] == [8, 16, 24] and s["seeds"] == 2 and len(s["std"]) == 3
     order = resolution.order_above(summary["odd_one_out"], 16)
-    assert sorted(order) == sorted(TINY.variants)
+    assert sorted(order) == sorted(tiny.variants)
     means = [summary["odd_one_out"][v]["mean"][2] for v in order]
     assert means == sorted(means, reverse=True)
 
 
-def test_seeds_trained_at_once_end_where_each_seed_alone_ends():
-    setting = replace(TINY, resized_crop=(0.5, 1.0), steps=10)
+def test_seeds_trained_at_once_end_where_each_seed_alone_ends(tiny_resolution):
+    setting = tiny_resolution(resized_crop=(0.5, 1.0), steps=10)
     records, together = resolution.run_seeds(setting, [0, 1], progress=False, keep_models=True)
     assert [(r["seed"], r["variant"]) for r in records] == [
         (s, v)
@@ -78,26 +64,27 @@ def test_seeds_trained_at_once_end_where_each_seed_alone_ends():
                 torch.testing.assert_close(p, q, atol=1e-4, rtol=1e-4, msg=f"{variant}, seed {seed}, {name}")
 
 
-def test_finetune_at_a_new_size_resamples_then_trains(tmp_path):
+def test_finetune_at_a_new_size_resamples_then_trains(tmp_path, tiny_resolution):
     from minivit import ViT
 
     torch.manual_seed(0)
-    model = ViT(TINY.config("learned", 9, 3)).eval()
-    data = resolution.load(TINY).at_size(24)
+    tiny = tiny_resolution()
+    model = ViT(tiny.config("learned", 9, 3)).eval()
+    data = resolution.load(tiny).at_size(24)
     tuned = resolution.finetune(model, data, steps=2)
     assert tuned.config.image_size == (24, 24) and tuned.pos.table.shape[1] == 36
     assert tuned(data.tensors[0][:2]).shape == (2, 9)
 
 
-def test_main_writes_results_with_provenance(tmp_path, monkeypatch):
-    monkeypatch.setitem(resolution.SETTINGS, "tiny", TINY)
+def test_main_writes_results_with_provenance(tmp_path, tiny_resolution):
+    tiny = tiny_resolution()
     out = tmp_path / "res.json"
     resolution.main(["--settings", "tiny", "--seeds", "2", "--quiet", "--threads", "1", "--out", str(out)])
     result = json.loads(out.read_text())
     assert result["provenance"]["command"] == (
         f"python -m minivit.experiments.resolution --settings tiny --seeds 2 --quiet --threads 1 --out {out}"
     )
-    assert len(result["runs"]) == 2 * len(TINY.variants)
+    assert len(result["runs"]) == 2 * len(tiny.variants)
     assert result["summary"]["tiny"]["rope-mixed"]["seeds"] == 2
     from minivit.experiments import read_result
 
@@ -106,10 +93,12 @@ def test_main_writes_results_with_provenance(tmp_path, monkeypatch):
         resolution.main(["--settings", "nope"])
 
 
-def test_main_carries_on_a_stopped_sweep_and_trains_only_what_is_missing(tmp_path, monkeypatch, capsys):
+def test_main_carries_on_a_stopped_sweep_and_trains_only_what_is_missing(
+    tmp_path, monkeypatch, capsys, tiny_resolution
+):
     out = tmp_path / "res.json"
     args = ["--seeds", "2", "--quiet", "--threads", "1", "--out", str(out)]
-    monkeypatch.setitem(resolution.SETTINGS, "tiny", replace(TINY, variants=("learned", "learned-antialias")))
+    tiny_resolution(variants=("learned", "learned-antialias"))
     resolution.main(["--settings", "tiny", *args])
     first = json.loads(out.read_text())
     trained = []
@@ -119,16 +108,16 @@ def test_main_carries_on_a_stopped_sweep_and_trains_only_what_is_missing(tmp_pat
         "run_seeds",
         lambda setting, seeds, **kw: trained.append(setting.variants) or real_run_seeds(setting, seeds, **kw),
     )
-    monkeypatch.setitem(resolution.SETTINGS, "tiny", TINY)  # two variants more, of one new encoding
+    tiny = tiny_resolution()  # two variants more, of one new encoding
     resolution.main(["--settings", "tiny", *args])
     assert trained == [("rope-mixed", "rope-mixed-interp")]
     result = json.loads(out.read_text())
-    assert result["runs"][:4] == first["runs"] and len(result["runs"]) == 2 * len(TINY.variants)
+    assert result["runs"][:4] == first["runs"] and len(result["runs"]) == 2 * len(tiny.variants)
     assert result["earlier"] == [first["provenance"]] and result["seconds"] >= first["seconds"]
     resolution.main(["--settings", "tiny", *args])  # nothing left to train
     assert len(trained) == 1
 
-    monkeypatch.setitem(resolution.SETTINGS, "tiny", replace(TINY, steps=4))
+    tiny_resolution(steps=4)
     before = out.read_text()
     with pytest.raises(SystemExit):
         resolution.main(["--settings", "tiny", *args])
@@ -141,10 +130,11 @@ def test_main_carries_on_a_stopped_sweep_and_trains_only_what_is_missing(tmp_pat
     assert len(trained) == 3 and "earlier" not in json.loads(out.read_text())
 
 
-def test_the_tokens_condition_tests_on_larger_canvases_and_the_zoom_condition_on_larger_scenes():
-    from dataclasses import replace
-
-    tokens = replace(TINY, task="distance", train_size=16, test_sizes=(16, 24), condition="tokens")
+def test_the_tokens_condition_tests_on_larger_canvases_and_the_zoom_condition_on_larger_scenes(
+    tiny_resolution,
+):
+    tiny = tiny_resolution()
+    tokens = replace(tiny, task="distance", train_size=16, test_sizes=(16, 24), condition="tokens")
     task = resolution.load(tokens)
     canvases, zoomed = (
         resolution.test_sets(tokens, task),
@@ -152,17 +142,17 @@ def test_the_tokens_condition_tests_on_larger_canvases_and_the_zoom_condition_on
     )
     assert canvases[24].layout.shape[1] == 36 and zoomed[24].layout.shape[1] == 16  # 6x6 cells vs 4x4 larger
     records, _ = resolution.run_seed(replace(tokens, resized_crop=(0.5, 1.0)), 0, progress=False)
-    assert [list(r["accuracy"]) for r in records] == [["16", "24"]] * len(TINY.variants)
-    real = resolution.load(replace(TINY, task="mnist-offline", train_size=28, patch_size=7))
+    assert [list(r["accuracy"]) for r in records] == [["16", "24"]] * len(tiny.variants)
+    real = resolution.load(replace(tiny, task="mnist-offline", train_size=28, patch_size=7))
     with pytest.raises(ValueError, match="no larger canvas .* use condition 'zoom'"):
-        resolution.test_sets(replace(TINY, condition="tokens"), real)
+        resolution.test_sets(replace(tiny, condition="tokens"), real)
 
 
-def test_relative_clamp_is_the_relative_model_with_its_outermost_offsets_reused():
+def test_relative_clamp_is_the_relative_model_with_its_outermost_offsets_reused(tiny_resolution):
     from minivit import ViT
 
     torch.manual_seed(0)
-    model = ViT(TINY.config("relative", 9, 3)).eval()
+    model = ViT(tiny_resolution().config("relative", 9, 3)).eval()
     clamped = resolution.evaluated_as(model, "relative-clamp")
     assert clamped.pos.resize == "clamp" and model.pos.resize == "interpolate"
     x = torch.rand(2, 3, 16, 16)
