@@ -351,6 +351,8 @@ print("MAE's table == minivit's sincos2d, channels reordered")
 # %% [markdown]
 # ## What we covered
 #
+# Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+#
 # - The sinusoidal encoding gives position $p$ the pairs $(\sin p\omega_i, \cos p\omega_i)$ at
 #   geometrically spaced frequencies; our formula matches `minivit.posenc.sincos_1d` exactly.
 #   The slowest wavelength is $2\pi\cdot\mathrm{base}^{1-2/D}$.
@@ -360,12 +362,12 @@ print("MAE's table == minivit's sincos2d, channels reordered")
 #   $p_i^\top M x_j$, and a general $M$, make the score depend on where a pair is, not only on its
 #   offset (share of the variance within offsets well above 0). Rotating queries and keys instead
 #   gives a score of the offset alone (share 0): RoPE's idea.
-# - The 2-D form concatenates a row encoding and a column encoding (MAE's code: the column first,
-#   sines then cosines; the same table up to a channel order); its dot product depends only on the
-#   2-D offset, and every patch is most similar to its neighbours.
+# - The 2-D form concatenates a row encoding and a column encoding; its dot product depends only on
+#   the 2-D offset, and every patch is most similar to its neighbours. MAE's code puts the column
+#   first, sines then cosines: the same table up to a channel order *(Going deeper)*.
 # - Width and base together decide how much of the layout shows: a narrow encoding needs a base
 #   suited to the grid. At $D = 16$ and base $10^4$ the fastest pair, whose wavelength (6.3) is
-#   shorter than the grid, costs the layout; the slow pairs do not.
+#   shorter than the grid, costs the layout; the slow pairs do not *(Going deeper)*.
 
 # %% [markdown]
 # ## Exercises

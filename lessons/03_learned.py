@@ -378,21 +378,23 @@ print(f"init zeros at 36 px, antialiased bicubic: {at_36_aa:.2f}")
 # %% [markdown]
 # ## What we covered
 #
+# Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+#
 # - A learned encoding is a table of vectors, one per position, added to the tokens. Nothing in it
 #   says which positions are neighbours.
 # - The usual starts: 0.02 (ViT, timm; `minivit`'s `trunc_normal` cuts at ±2σ), σ = 1
 #   (`torch.randn`, `nn.Embedding`) and zeros.
 # - Started large (σ = 1), the random vectors already tell the positions apart. The model learns the
-#   task with them, far above chance even with the table frozen, and the whole table's structure
-#   score barely moves. What training adds is a few percent of the table: too little to show
-#   through the draw whatever it holds.
+#   task with them, and the whole table's structure score barely moves. What training adds is a few
+#   percent of the table: too little to show through the draw whatever it holds. With the table
+#   frozen, the model is still far above chance *(Going deeper)*.
 # - Started small or at zero, the table ends up mostly what training adds. On this task that groups
 #   positions by cell: pairs inside a cell are more alike than pairs the same step apart across a
 #   boundary. No layout that depends on the offset alone does that. With the labels shuffled, far less
-#   groups: the grouping needs the task.
+#   groups: the grouping needs the task *(Going deeper)*.
 # - At a new resolution the table is resampled: linearly in ViT's code, bicubically in DeiT, timm and
-#   `minivit`. The antialiased resize uses another cubic kernel. Lesson 07 takes the initial scale
-#   further, on the Latin square task, and lesson 08 measures resolution.
+#   `minivit`. The antialiased resize uses another cubic kernel *(Going deeper)*. Lesson 07 takes the
+#   initial scale further, on the Latin square task, and lesson 08 measures resolution.
 
 # %% [markdown]
 # ## Exercises

@@ -352,12 +352,15 @@ assert single < largest < ceiling + 1e-9 and largest > 0.99 * ceiling, "growing 
 # %% [markdown]
 # ## What we covered
 #
+# Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+#
 # - A relative encoding scores pairs by their offset: Shaw et al. clip the offset to $[-k, k]$; T5
 #   learns one number per offset and head; Swin makes it 2-D within windows, $(2M-1)^2$ entries,
 #   indexed as we did by hand; over the whole grid it has $(2g_h-1)(2g_w-1)$.
 # - The bias is translation invariant, and a zero table is no encoding at all.
 # - Clipping makes the table independent of the grid; without it the table is resized for larger
-#   grids (by default also for smaller ones), or cropped exactly (`clamp`) for smaller ones.
+#   grids (by default also for smaller ones), or cropped exactly (`clamp`) for smaller ones
+#   *(Going deeper)*.
 # - Adam's reach limits how far a table can move in a short run (one step stays under about
 #   7.3 × lr with the default betas); with 10× its learning rate, a table trained on `distance`
 #   learns the task and its strongest tables are rings. Its heads' biases come to look at

@@ -457,18 +457,22 @@ viz.rope_frequencies(before, after)
 # %% [markdown]
 # ## What we covered
 #
+# Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+#
 # - RoPE rotates each channel pair of $q$ and $k$ by (position × frequency); norms are kept.
-#   Interleaved pairs and `rotate_half` are the same rotation in another channel order.
-# - The rotated score depends only on the offset between query and key, exactly, and keeps its
-#   sign; an encoding added to the tokens is absolute inside attention (its cross terms).
+#   Interleaved pairs and `rotate_half` are the same rotation in another channel order
+#   *(Going deeper)*.
+# - The rotated score depends only on the offset between query and key, exactly; an encoding added
+#   to the tokens is absolute inside attention (its cross terms). The rotated score keeps its sign
+#   *(Going deeper)*.
 # - Axial RoPE turns each pair with the row or with the column, so its score is a row part plus a
 #   column part: it can peak at a diagonal neighbour, but $s(1,1) - s(1,-1) = s(0,1) - s(0,-1)$, so
 #   it cannot couple rows and columns (no oriented stripe); a mixed plane wave can.
 # - Mixed RoPE with axis-aligned frequencies *is* axial RoPE. Trained for 800 steps on the relation
 #   task, all of its sense of position comes through the rotations. Its frequencies move by more
-#   than a tenth of their size (0.14 to 0.39 over the margin sweep's 48 runs; as far on shuffled
-#   labels, so the size of the move is Adam's, not the task's); whether the move matters varies from
-#   run to run.
+#   than a tenth of their size. Over the margin sweep's 48 runs they move by 0.14 to 0.39, and as far
+#   on shuffled labels: the size of the move is Adam's, not the task's. Whether the move matters
+#   varies from run to run *(Going deeper)*.
 
 # %% [markdown]
 # ## Exercises

@@ -256,7 +256,7 @@ print("at 16, 24 and 48 px: the bias is recomputed for the grid, and the model r
 # %% [markdown]
 # ## Try it: heads, head, query
 #
-# Left: the slopes for the chosen number of heads (the chosen head in orange). Right: that head's
+# Left: the slopes for the chosen number of heads (the chosen head in ALiBi's pink). Right: that head's
 # bias from the query patch to every patch, on the colour scale of the steepest head, so that a
 # shallow head looks as flat as it is on this 8×8 grid.
 
@@ -292,6 +292,8 @@ assert max(gain_384, key=gain_384.get) == "alibi2d" and gain_384["alibi2d"] > 4.
 # %% [markdown]
 # ## What we covered
 #
+# Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+#
 # - ALiBi subtracts slope × distance from every attention score; the slopes are a fixed geometric
 #   sequence per head (with Press et al.'s rule for other head counts). On a 14×14 grid the heads'
 #   mean attention distances range from about 2 patches to nearly uniform; on a 3×3 grid with 2
@@ -303,7 +305,7 @@ assert max(gain_384, key=gain_384.get) == "alibi2d" and gain_384["alibi2d"] > 4.
 #   symmetry, not the encoder: with a slope per direction the bias changes under the mirror.
 # - The bias is recomputed for any grid, so the model runs at any size. How well it does there is
 #   lesson 08's question: weak in the course's short runs, the largest gain in published ImageNet-100
-#   runs (+5.0 points at 384 px).
+#   runs (+5.0 points at 384 px) *(Going deeper)*.
 
 # %% [markdown]
 # ## Exercises

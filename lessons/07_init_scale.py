@@ -671,28 +671,32 @@ lesson.claim("dropout on costs less than 0.03 on training and held-out puzzles",
 # %% [markdown]
 # ## What we covered
 #
+# Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+#
 # - On Ito et al.'s own puzzles and split, with their model's init, in a CPU-sized set-up: a table
 #   started at σ = 2 fits its training puzzles (0.95 or more) and fails the human study's (0.45 or
 #   less; in the sweep at the tables' rate of 1e-4, never half of them at any point of any run).
 #   Started at σ = 0.1, it solves held-out and study puzzles (0.94 and 0.88 or more). The 2-D
 #   sinusoid does at least as well on both.
 # - What training added to the σ = 0.1 tables holds the Latin square's rows and columns in blocks 0
-#   and 1, on every seed, hidden in the table by a draw more than four times larger. So of the paper's
-#   interpretable-table result we reproduce the update's grid, not the whole table's (Going deeper). What training
+#   and 1, on every seed, hidden in the table by a draw more than four times larger. What training
 #   added to σ = 2's tables holds neither, at either learning rate. Our reading: a σ = 2 draw is a
-#   name tag per cell, and the model fits its training puzzles with the tags.
+#   name tag per cell, and the model fits its training puzzles with the tags. Of the paper's
+#   interpretable-table result we reproduce the update's grid, not the whole table's
+#   *(Going deeper)*.
 # - The study's puzzles are the test of the rule. σ = 2 scores 0.78 on held-out puzzles whose view
 #   is new, against 0.35 on the study's. Whether part of its held-out score is memory, three seeds
-#   on one split cannot say.
+#   on one split cannot say *(Going deeper)*.
 # - Every table moved far less than its reach (under 5% of Σ lr), within a factor of 2.5 of a random
 #   walk's lr × √steps. At 100× the tables' rate the σ = 0.1 update outgrows the draw and the whole
 #   table shows it. Moved / σ says whether a table was rewritten (lazy against rich, by analogy);
-#   what the model and its tables learned followed σ.
+#   what the model and its tables learned followed σ *(Going deeper)*.
 # - A layout score means something only against its null, corrected for the number of tests.
 #   Procrustes alignment of 16 vectors in 64 dimensions leaves little room between a table and its
-#   null.
+#   null *(Going deeper)*.
 # - The reference's init makes a σ = 2 model's first attention markedly sharper from the start; its
-#   scoring of the sinusoid with dropout on costs 0.01–0.03 on training and held-out puzzles.
+#   scoring of the sinusoid with dropout on costs 0.01–0.03 on training and held-out puzzles
+#   *(Going deeper)*.
 
 # %% [markdown]
 # ## Exercises

@@ -650,6 +650,8 @@ assert max(interp_gain("fashion-scale-aug", seed, photos["runs"]) for seed in ra
 # %% [markdown]
 # ## What we covered
 #
+# Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+#
 # - A larger image is either a zoom or a larger canvas, and the two ask different things of an
 #   encoding.
 # - A learned table meets a new grid by resampling (reshape, resize, flatten: bicubic in DeiT and
@@ -665,12 +667,12 @@ assert max(interp_gain("fashion-scale-aug", seed, photos["runs"]) for seed in ra
 #   Scale augmentation lifts RoPE above the resampled table at 35 and 42 px, at a price at 28 px.
 # - A short fine-tune at the new size wins back more accuracy there than the same steps at the
 #   training size do: a control with the same steps is what tells adaptation from more training.
-# - Going deeper: ALiBi-2D's bias sees distance only, so it is blind to mirror images (lesson 06),
+# - ALiBi-2D's bias sees distance only, so it is blind to mirror images (lesson 06),
 #   and its slopes are gentle on small grids. NTK-aware scaling and YaRN interpolate some
 #   frequencies and not others. Published ImageNet runs gain above their training size, which FixRes
 #   explains for random-resized-crop training; ours do not. On 60,000 Fashion-MNIST photos the
 #   zoom's findings mostly hold, but the resampled table is no longer clearly ahead without
-#   augmentation, and with it interpolation gains nothing above 28 px.
+#   augmentation, and with it interpolation gains nothing above 28 px *(Going deeper)*.
 
 # %% [markdown]
 # ## Exercises

@@ -468,6 +468,9 @@ lesson.claim("GPU, recorded: no run reaches 3% of the H200's bf16 peak", max(max
 
 # %% [markdown]
 # ## What we covered
+#
+# Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+#
 # - On Fashion-MNIST (one seed, 16 patches) every model learns the clothes far above chance, `none`
 #   included, and at this budget no encoding beats `none` by 15 points; one seed does not rank them.
 #   (On the stand-in's digits, where Fashion-MNIST is missing, position pays more.)
@@ -479,10 +482,10 @@ lesson.claim("GPU, recorded: no run reaches 3% of the H200's bf16 peak", max(max
 # - The DeiT recipe (crop, flip, RandAugment, mixup/CutMix, erasing) runs on the batch's device and
 #   turns labels into mixtures.
 # - `torchrun` + DDP split each batch over processes and follow the one-process loss curve.
-# - Going deeper, recorded on an H200 with the CIFAR-10 run's model, three seeds: every encoding beats
+# - Recorded on an H200 with the CIFAR-10 run's model, three seeds: every encoding beats
 #   `none` on every seed; sincos2d, the relative table and both RoPEs beat the learned table and
 #   ALiBi-2D on every seed; both RoPEs and the relative table train slower, ALiBi-2D within 10% of
-#   `none`'s speed; no run reaches 3% of the card's bf16 peak.
+#   `none`'s speed; no run reaches 3% of the card's bf16 peak *(Going deeper)*.
 
 # %% [markdown]
 # ## Exercises

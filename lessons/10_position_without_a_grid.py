@@ -547,6 +547,8 @@ lesson.claim("a σ = 2 draw's vectors are far from alike", alike["σ = 2 draw"].
 # %% [markdown]
 # ## What we covered
 #
+# Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+#
 # - A masked-node task on a modular network whose node order is shuffled: only the position encoding
 #   says which token is which node.
 # - A formula of the index (the 1-D sinusoid) knows nothing of the modules once the order is
@@ -559,7 +561,7 @@ lesson.claim("a σ = 2 draw's vectors are far from alike", alike["σ = 2 draw"].
 #   in the table; in lesson 07 it decided whether it was learned.
 # - Held-out error does not reward the small start here (and the smallest start is worse). One
 #   reading, which this lesson does not test: a random table's distinct vectors may be name tags
-#   enough for attention to learn whom to listen to.
+#   enough for attention to learn whom to listen to *(Going deeper)*.
 
 # %% [markdown]
 # ## Exercises

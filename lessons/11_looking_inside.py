@@ -492,6 +492,8 @@ viz.attention_distances(distances, uniform=uniform)
 # %% [markdown]
 # ## What we covered
 #
+# Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+#
 # - For an additive encoding a score is four terms. In these models the terms with position carry
 #   most of the spread of block-0 scores over keys, the mixed ones a sizeable part; so they did
 #   before training.
@@ -503,9 +505,9 @@ viz.attention_distances(distances, uniform=uniform)
 # - A linear probe reads no position out of `none`. Out of `peg` it reads position only after the
 #   convolution, and with circular padding not at all: PEG's absolute position comes from zero
 #   padding. The RoPE models pick up absolute position after a block, with offset-only scores (by the
-#   grid's edge, the only route they have).
+#   grid's edge, the only route they have) *(Going deeper)*.
 # - Mean attention distance per head: uniform for `none` on a blank image, ALiBi's slopes as a prior,
-#   and trained heads that look near or far.
+#   and trained heads that look near or far *(Going deeper)*.
 
 # %% [markdown]
 # ## Exercises

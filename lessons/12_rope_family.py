@@ -843,6 +843,8 @@ assert canvas["pope", 0]["40"] < 1 / 3 - 3 * math.sqrt(2 / 9 / 1000), "recorded,
 # %% [markdown]
 # ## What we covered
 #
+# Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+#
 # - A turn of a channel pair is $e^{\varphi J}$, and the exponential of any skew-symmetric matrix is
 #   orthogonal. Axial and mixed RoPE are $\exp(r A_{row} + c A_{col})$ with block-diagonal generators,
 #   which commute.
@@ -855,16 +857,17 @@ assert canvas["pope", 0]["40"] < 1 / 3 - 3 * math.sqrt(2 / 9 / 1000), "recorded,
 #   parametrisation, not the functions the model can compute.
 # - Spiral RoPE with $K = 2$ is axial RoPE exactly. With $K = 4$ a head can draw a diagonal stripe.
 #   With more directions, keys at one distance score nearly alike in every direction out to a larger
-#   distance (5 patches for $K = 4$, past 8 for $K = 8$).
+#   distance: 5 patches for $K = 4$, past 8 for $K = 8$ *(Going deeper)*.
 # - PoPE makes each channel a length from content and an angle from position. At phase 0, with one
 #   key content at every patch, every content scores the key on top of the query highest. Phases that
 #   agree on one offset make every content look there.
-# - Going deeper: trained for 150 steps, the six members cannot be ranked, and only LieRE leaves the
-#   offset-only score. At phase 0 PoPE is blind to the mirror, and 150 steps move its phases little.
+# - Trained for 150 steps, the six members cannot be ranked, and only LieRE leaves the offset-only
+#   score. At phase 0 PoPE is blind to the mirror, and 150 steps move its phases little
+#   *(Going deeper)*.
 # - Recorded at new sizes over three seeds: on a zoom every run that learned loses most of what it had,
 #   and two recordings of one setting differ in which RoPE runs learned. On larger canvases the
 #   rotation members keep more than 0.7 one cell further on average, PoPE is no better than chance,
-#   and one member's seeds spread more than the members' means.
+#   and one member's seeds spread more than the members' means *(Going deeper)*.
 
 # %% [markdown]
 # ## Exercises
