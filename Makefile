@@ -64,9 +64,13 @@ frames: $(STAMP)
 test-site: $(STAMP)
 	$(BIN)/python -m pytest -m browser tests/test_site.py
 
+# lint, and every lesson's pair still the same cells: `ruff check --fix` fixes a lesson's .py and its
+# .ipynb each on its own (`jupytext --to ipynb --update lessons/NN_topic.py` carries the .py's cells
+# into its notebook; re-run it if code changed)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check minivit tests benchmarks
+	$(BIN)/python -m pytest -q tests/test_lessons.py -k test_pair_holds_the_same_cells
 
 # After editing a lesson's .py: update its .ipynb pair and re-run it top to bottom with outputs.
 lessons: $(STAMP)

@@ -12,7 +12,7 @@ import jupytext
 import nbformat
 import pytest
 import torch
-from jupytext.compare import compare_notebooks
+from jupytext.compare import NotebookDifference, compare_notebooks
 
 LESSONS = sorted((Path(__file__).parent.parent / "lessons").glob("[0-9][0-9]_*.py"))
 
@@ -26,6 +26,31 @@ def test_pair_holds_the_same_cells(py):
     ipynb = py.with_suffix(".ipynb")
     assert ipynb.exists(), f"{ipynb.name} is missing: run `jupytext --sync {py}` and execute it"
     compare_notebooks(jupytext.read(ipynb), jupytext.read(py), fmt="py:percent")
+
+
+@pytest.mark.parametrize("side", ["py", "ipynb"])
+@pytest.mark.parametrize("edit", ["code", "markdown", "a cell more"])
+def test_the_pair_check_fails_on_an_edit_to_one_side_and_not_on_outputs(tmp_path, side, edit):
+    """What `test_pair_holds_the_same_cells` (also run by `make lint`) catches: one side edited without
+    the other, by hand or by `ruff check --fix`, which fixes a .py and an .ipynb each on its own."""
+    py, ipynb = tmp_path / LESSONS[0].name, tmp_path / LESSONS[0].with_suffix(".ipynb").name
+    py.write_text(LESSONS[0].read_text())
+    nb = jupytext.read(py)
+    first = next(c for c in nb.cells if c.cell_type == "code")
+    first.outputs = [nbformat.v4.new_output("stream", name="stdout", text="an output the .py has not\n")]
+    jupytext.write(nb, ipynb)
+    test_pair_holds_the_same_cells(py)  # the pair as written: outputs are the notebook's alone
+
+    if edit == "a cell more":
+        nb.cells.insert(1, nbformat.v4.new_code_cell("x = 1"))
+    else:
+        next(c for c in nb.cells if c.cell_type == edit).source += "\n# one line more"
+    if side == "py":
+        jupytext.write(nb, py, fmt="py:percent")
+    else:
+        jupytext.write(nb, ipynb)
+    with pytest.raises(NotebookDifference):
+        test_pair_holds_the_same_cells(py)
 
 
 @pytest.mark.parametrize("py", LESSONS, ids=lambda p: p.stem)
