@@ -64,8 +64,8 @@ frames: $(STAMP)
 test-site: $(STAMP)
 	$(BIN)/python -m pytest -m browser tests/test_site.py
 
-# lint, and every lesson's pair still the same cells: `ruff check --fix` fixes a lesson's .py and its
-# .ipynb each on its own (`jupytext --to ipynb --update lessons/NN_topic.py` carries the .py's cells
+# lint, and every lesson's pair still the same cells (`ruff check --fix` on a lesson's .py alone leaves
+# its .ipynb as it was: `jupytext --to ipynb --update lessons/NN_topic.py` carries the .py's cells
 # into its notebook; re-run it if code changed)
 lint: $(STAMP)
 	$(BIN)/ruff check .
