@@ -32,7 +32,7 @@ def test_pair_holds_the_same_cells(py):
 @pytest.mark.parametrize("edit", ["code", "markdown", "a cell more"])
 def test_the_pair_check_fails_on_an_edit_to_one_side_and_not_on_outputs(tmp_path, side, edit):
     """What `test_pair_holds_the_same_cells` (also run by `make lint`) catches: one side edited without
-    the other, by hand or by `ruff check --fix`, which fixes a .py and an .ipynb each on its own."""
+    the other, by hand or by `ruff check --fix` on the .py alone; a notebook's outputs are its own."""
     py, ipynb = tmp_path / LESSONS[0].name, tmp_path / LESSONS[0].with_suffix(".ipynb").name
     py.write_text(LESSONS[0].read_text())
     nb = jupytext.read(py)
