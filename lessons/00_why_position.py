@@ -209,6 +209,8 @@ fig
 # %% [markdown]
 # ## What we covered
 #
+# The course's own terms are defined in the [glossary](../docs/glossary.md).
+#
 # - A ViT sees an image as a set of patch tokens; the order of the tokens is all that is left of
 #   the layout.
 # - Patch embedding, LayerNorm, the MLP, attention and mean pooling all treat tokens alike, so a

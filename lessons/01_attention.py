@@ -295,6 +295,8 @@ lesson.claim("at T = 1 less than half of log 9", entropies[1] / math.log(9), "<"
 # %% [markdown]
 # ## What we covered
 #
+# The course's own terms are defined in the [glossary](../docs/glossary.md).
+#
 # - Attention scores every pair of tokens by $q_i\cdot k_j/\sqrt{d}$, normalises each row with a softmax,
 #   and averages the values; our by-hand version matches `minivit` and torch's fused kernel exactly.
 # - Multi-head attention is the same computation on slices of the width, concatenated and projected.

@@ -352,6 +352,7 @@ print("MAE's table == minivit's sincos2d, channels reordered")
 # ## What we covered
 #
 # Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+# The course's own terms are defined in the [glossary](../docs/glossary.md).
 #
 # - The sinusoidal encoding gives position $p$ the pairs $(\sin p\omega_i, \cos p\omega_i)$ at
 #   geometrically spaced frequencies; our formula matches `minivit.posenc.sincos_1d` exactly.

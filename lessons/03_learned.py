@@ -379,6 +379,7 @@ print(f"init zeros at 36 px, antialiased bicubic: {at_36_aa:.2f}")
 # ## What we covered
 #
 # Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+# The course's own terms are defined in the [glossary](../docs/glossary.md).
 #
 # - A learned encoding is a table of vectors, one per position, added to the tokens. Nothing in it
 #   says which positions are neighbours.

@@ -353,6 +353,7 @@ assert single < largest < ceiling + 1e-9 and largest > 0.99 * ceiling, "growing 
 # ## What we covered
 #
 # Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+# The course's own terms are defined in the [glossary](../docs/glossary.md).
 #
 # - A relative encoding scores pairs by their offset: Shaw et al. clip the offset to $[-k, k]$; T5
 #   learns one number per offset and head; Swin makes it 2-D within windows, $(2M-1)^2$ entries,

@@ -458,6 +458,7 @@ viz.rope_frequencies(before, after)
 # ## What we covered
 #
 # Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+# The course's own terms are defined in the [glossary](../docs/glossary.md).
 #
 # - RoPE rotates each channel pair of $q$ and $k$ by (position × frequency); norms are kept.
 #   Interleaved pairs and `rotate_half` are the same rotation in another channel order

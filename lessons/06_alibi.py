@@ -293,6 +293,7 @@ assert max(gain_384, key=gain_384.get) == "alibi2d" and gain_384["alibi2d"] > 4.
 # ## What we covered
 #
 # Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+# The course's own terms are defined in the [glossary](../docs/glossary.md).
 #
 # - ALiBi subtracts slope × distance from every attention score; the slopes are a fixed geometric
 #   sequence per head (with Press et al.'s rule for other head counts). On a 14×14 grid the heads'

@@ -672,6 +672,7 @@ lesson.claim("dropout on costs less than 0.03 on training and held-out puzzles",
 # ## What we covered
 #
 # Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+# The course's own terms are defined in the [glossary](../docs/glossary.md).
 #
 # - On Ito et al.'s own puzzles and split, with their model's init, in a CPU-sized set-up: a table
 #   started at σ = 2 fits its training puzzles (0.95 or more) and fails the human study's (0.45 or

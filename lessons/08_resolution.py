@@ -651,6 +651,7 @@ assert max(interp_gain("fashion-scale-aug", seed, photos["runs"]) for seed in ra
 # ## What we covered
 #
 # Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+# The course's own terms are defined in the [glossary](../docs/glossary.md).
 #
 # - A larger image is either a zoom or a larger canvas, and the two ask different things of an
 #   encoding.

@@ -470,6 +470,7 @@ lesson.claim("GPU, recorded: no run reaches 3% of the H200's bf16 peak", max(max
 # ## What we covered
 #
 # Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+# The course's own terms are defined in the [glossary](../docs/glossary.md).
 #
 # - On Fashion-MNIST (one seed, 16 patches) every model learns the clothes far above chance, `none`
 #   included, and at this budget no encoding beats `none` by 15 points; one seed does not rank them.

@@ -548,6 +548,7 @@ lesson.claim("a σ = 2 draw's vectors are far from alike", alike["σ = 2 draw"].
 # ## What we covered
 #
 # Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+# The course's own terms are defined in the [glossary](../docs/glossary.md).
 #
 # - A masked-node task on a modular network whose node order is shuffled: only the position encoding
 #   says which token is which node.

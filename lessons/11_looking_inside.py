@@ -493,6 +493,7 @@ viz.attention_distances(distances, uniform=uniform)
 # ## What we covered
 #
 # Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+# The course's own terms are defined in the [glossary](../docs/glossary.md).
 #
 # - For an additive encoding a score is four terms. In these models the terms with position carry
 #   most of the spread of block-0 scores over keys, the mixed ones a sizeable part; so they did

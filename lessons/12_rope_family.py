@@ -844,6 +844,7 @@ assert canvas["pope", 0]["40"] < 1 / 3 - 3 * math.sqrt(2 / 9 / 1000), "recorded,
 # ## What we covered
 #
 # Points marked *(Going deeper)* come from the optional section; the others, from the main path.
+# The course's own terms are defined in the [glossary](../docs/glossary.md).
 #
 # - A turn of a channel pair is $e^{\varphi J}$, and the exponential of any skew-symmetric matrix is
 #   orthogonal. Axial and mixed RoPE are $\exp(r A_{row} + c A_{col})$ with block-diagonal generators,

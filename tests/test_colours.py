@@ -124,3 +124,14 @@ def test_one_encoding_figures_use_its_colour(figure):
 
         ax = viz.procrustes_layout(grid_coords((3, 3)), (3, 3)).axes[0]
         assert _is(ax.lines[-1].get_color(), "learned")
+
+
+def test_the_glossary_names_every_encoding_and_its_colour_once():
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "docs" / "glossary.md").read_text()
+    rows = re.findall(r"^\| `([^`]+)` \| ([a-z ]+) \|", text, flags=re.MULTILINE)
+    assert sorted(key for key, _ in rows) == sorted(REGISTRY), "docs/glossary.md: one row per encoding"
+    words = [word for _, word in rows]
+    assert len(set(words)) == len(words), f"two encodings with one colour word in docs/glossary.md: {words}"
