@@ -268,6 +268,18 @@ answer_00_5 = ...  # your code
 exercises.check("00.5", answer_00_5)
 
 # %% [markdown]
+# 6. Write the shuffle yourself: `answer_00_6(images, patch_size, perm)` rearranges the p×p patches
+#    of images [B, C, H, W] so that patch `perm[i]` of the input lands at place i (raster order), as
+#    `shuffle_patches` does (not with `shuffle_patches`: the check refuses it). The check also tries
+#    images whose grid is not square. Then run the equivariance cell with your shuffle.
+
+# %% tags=["exercise"]
+answer_00_6 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("00.6", answer_00_6)
+
+# %% [markdown]
 # ## Claims index
 #
 # | claim | assert | fails when |

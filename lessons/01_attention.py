@@ -365,6 +365,19 @@ answer_01_5 = ...  # your code
 exercises.check("01.5", answer_01_5)
 
 # %% [markdown]
+# 6. The init and temperature cells measure spread with `analysis.entropy`. Write it yourself:
+#    `answer_01_6(weights)`, the entropy in nats of each row of weights [..., N], a tensor [...] (not
+#    with `analysis.entropy`: the check refuses it). The check tries rows with zero weights, as a
+#    causal mask (exercise 4) makes them. What does a row give that puts half its weight on each of
+#    two keys?
+
+# %% tags=["exercise"]
+answer_01_6 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("01.6", answer_01_6)
+
+# %% [markdown]
 # ## Claims index
 #
 # | claim | assert | fails when |

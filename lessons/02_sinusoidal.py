@@ -441,6 +441,18 @@ answer_02_5 = ...  # your code
 exercises.check("02.5", answer_02_5)
 
 # %% [markdown]
+# 6. Going deeper blames the fastest pair: its wavelength is shorter than the grid. Write
+#    `answer_02_6(dim, base, size)`: how many channel pairs of *one axis* of `sincos2d` (width `dim`)
+#    have a wavelength shorter than `size` patches. How many are there at D = 16, base $10^4$ on the
+#    16×16 grid, and at D = 64, base 100?
+
+# %% tags=["exercise"]
+answer_02_6 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("02.6", answer_02_6)
+
+# %% [markdown]
 # ## Claims index
 #
 # | claim | assert | fails when |

@@ -452,6 +452,19 @@ answer_03_9 = ...  # your code
 exercises.check("03.9", answer_03_9)
 
 # %% [markdown]
+# 10. Write the structure score yourself: `answer_03_10(table, grid)`, the Pearson correlation,
+#     over all pairs of distinct positions of `grid`, between the cosine similarity of their vectors
+#     in `table` [N, D] and minus their Euclidean distance on the grid (not with
+#     `analysis.structure_score`: the check refuses it). Why would the pairs of a position with
+#     itself raise the score?
+
+# %% tags=["exercise"]
+answer_03_10 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("03.10", answer_03_10)
+
+# %% [markdown]
 # ## Claims index
 #
 # | claim | assert | fails when |

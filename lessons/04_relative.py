@@ -420,6 +420,19 @@ answer_04_6 = ...  # your code
 exercises.check("04.6", answer_04_6)
 
 # %% [markdown]
+# 7. Each entry of the table learns from the pairs of patches that read it. Write
+#    `answer_04_7(grid, clip)`: how many (query, key) pairs of a (gh, gw) grid read each entry of a
+#    table clipped at `clip`, a tensor [2·clip+1, 2·clip+1] (entry [Δr + clip, Δc + clip], each pair
+#    of a patch with itself included). Which entries of an unclipped table learn from a single pair
+#    per image?
+
+# %% tags=["exercise"]
+answer_04_7 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("04.7", answer_04_7)
+
+# %% [markdown]
 # ## Claims index
 #
 # | claim | assert | fails when |

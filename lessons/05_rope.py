@@ -535,6 +535,19 @@ answer_05_5 = ...  # your code
 exercises.check("05.5", answer_05_5)
 
 # %% [markdown]
+# 6. Compute RoPE's score from the formula above, without turning any vector:
+#    `answer_05_6(q, k, offset, base)`, the score of `q` [d] turned at a position m against `k` [d]
+#    turned at m + offset, as `rope1d` turns them ($\theta_j = \mathrm{base}^{-2j/d}$). Not with
+#    `rotate_pairs` or `encoding.rotate`: the check refuses them. Which part of the sum changes sign
+#    with the offset?
+
+# %% tags=["exercise"]
+answer_05_6 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("05.6", answer_05_6)
+
+# %% [markdown]
 # ## Claims index
 #
 # | claim | assert | fails when |

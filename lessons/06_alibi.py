@@ -361,6 +361,18 @@ answer_06_5 = ...  # your code
 exercises.check("06.5", answer_06_5)
 
 # %% [markdown]
+# 6. The mirror and the turn above are not the only rearrangements ALiBi-2D cannot see. Write
+#    `answer_06_6(grid)`: every permutation of a (gh, gw) grid's patches (as `shuffle_patches` takes
+#    it) that keeps the distance between every two patches, a list of tensors [gh·gw], each once.
+#    How many does a square grid have, and a 3×5 one?
+
+# %% tags=["exercise"]
+answer_06_6 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("06.6", answer_06_6)
+
+# %% [markdown]
 # ## Claims index
 #
 # | claim | assert | fails when |

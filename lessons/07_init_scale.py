@@ -751,6 +751,19 @@ answer_07_6 = ...  # your code
 exercises.check("07.6", answer_07_6)
 
 # %% [markdown]
+# 7. The kept-apart puzzles are at Jaccard distance 0.8 or more from every generated one. Write
+#    `answer_07_7(a, b)`: the Jaccard distance of two puzzles [16], each taken as the set of its
+#    (cell, value) pairs: the symbols 1–4 it shows and its query, 5 (not with
+#    `lst.min_jaccard_distance`: the check refuses it). Why are two puzzles of one square often far
+#    apart?
+
+# %% tags=["exercise"]
+answer_07_7 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("07.7", answer_07_7)
+
+# %% [markdown]
 # ## Claims index
 #
 # | claim | assert | fails when |

@@ -738,6 +738,18 @@ answer_08_7 = ...  # your code
 exercises.check("08.7", answer_08_7)
 
 # %% [markdown]
+# 8. A recomputed encoding (the sinusoid, RoPE, ALiBi) evaluates its formula at each patch's row and
+#    column. Write `answer_08_8(trained, new)`: the share of the patches of the `new` grid (gh, gw)
+#    whose row or column was never seen on the `trained` grid. What is it from 3×3 to 6×6, and what
+#    does position interpolation make of it?
+
+# %% tags=["exercise"]
+answer_08_8 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("08.8", answer_08_8)
+
+# %% [markdown]
 # ## Claims index
 #
 # | claim | assert | fails when |

@@ -541,6 +541,19 @@ answer_09_8 = ...  # your code
 exercises.check("09.8", answer_09_8)
 
 # %% [markdown]
+# 9. CutMix draws λ and pastes a box of the partner's pixels: h = round(H√(1 − λ)) rows from
+#    cy − h // 2 to cy + h − h // 2, and likewise w columns around cx, cut off where it passes the
+#    image's border. Write `answer_09_9(H, W, lam, cy, cx)`: the weight of the image's own label,
+#    from the area actually pasted (as `minivit.augment` sets it). How far from λ is it for a box
+#    centred on a corner?
+
+# %% tags=["exercise"]
+answer_09_9 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("09.9", answer_09_9)
+
+# %% [markdown]
 # ## Claims index
 #
 # | claim | assert | fails when |

@@ -618,6 +618,29 @@ answer_10_6 = ...  # your code
 exercises.check("10.6", answer_10_6)
 
 # %% [markdown]
+# 7. With a few tokens, a null can list every relabelling instead of 1,000 shuffles. Write
+#    `answer_10_7(similarity, modules)`: the share of all relabellings of the tokens (every
+#    arrangement of the same module labels) whose within − between is at least that of `modules`.
+#    With 8 tokens in 2 modules of 4, what is the smallest share it can give, and why not 1/70?
+
+# %% tags=["exercise"]
+answer_10_7 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("10.7", answer_10_7)
+
+# %% [markdown]
+# 8. Write `answer_10_8(modules, per_module, p_within, p_between)`: the share of a node's inputs that
+#    come from its own module, as its expected number of inputs from its module over its expected
+#    number of inputs in all (a node has no edge to itself). What is it for the lesson's network?
+
+# %% tags=["exercise"]
+answer_10_8 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("10.8", answer_10_8)
+
+# %% [markdown]
 # ## Claims index
 #
 # | claim | assert | fails when |

@@ -563,6 +563,32 @@ answer_11_6 = ...  # your code
 exercises.check("11.6", answer_11_6)
 
 # %% [markdown]
+# 7. Write the mean attention distance yourself, for a model with a class token:
+#    `answer_11_7(weights, grid)`, from weights [B, H, 1 + N, 1 + N] whose token 0 is the class
+#    token, a tensor [H] (not with `analysis.mean_attention_distance`: the check refuses it). Each
+#    patch query's weights over the patches sum to 1 once the class token is left out. Why would a
+#    head that looks at the class token seem short-sighted otherwise?
+
+# %% tags=["exercise"]
+answer_11_7 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("11.7", answer_11_7)
+
+# %% [markdown]
+# 8. Split a score into its four terms by hand: `answer_11_8(c, e, wq, wk)` takes content and
+#    position [N, D] and the query and key weights [Dh, D] ($q(x) = x W_q^\top$, $k(x) = x W_k^\top$)
+#    and returns a tensor [4, N, N]: content·content, content·position, position·content and
+#    position·position, each divided by $\sqrt{D_h}$, row i the query. Which two terms does TUPE
+#    remove?
+
+# %% tags=["exercise"]
+answer_11_8 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("11.8", answer_11_8)
+
+# %% [markdown]
 # ## Claims index
 #
 # | claim | assert | fails when |

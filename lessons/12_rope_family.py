@@ -930,6 +930,18 @@ answer_12_3 = ...  # your code
 exercises.check("12.3", answer_12_3)
 
 # %% [markdown]
+# 8. Compute PoPE's score from its formula: `answer_12_8(q, k, offset, theta, delta)` for q, k
+#    [Dh], `offset` $= x_q - x_k$ as (Δr, Δc), `theta` [Dh, 2] each channel's turn per row and per
+#    column, and `delta` [Dh] the keys' phases. With δ = 0, at which offset is every channel's term
+#    largest, whatever q and k?
+
+# %% tags=["exercise"]
+answer_12_8 = ...  # your code
+
+# %% tags=["exercise"]
+exercises.check("12.8", answer_12_8)
+
+# %% [markdown]
 # ## Claims index
 #
 # | claim | assert | fails when |

@@ -9,6 +9,7 @@ function of the exercise's arguments is the answer itself.
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -18,6 +19,7 @@ import torch.nn.functional as F
 
 from minivit import analysis
 from minivit.data import lst, shuffle_patches
+from minivit.posenc.rope import rotate_pairs
 from tests.exercise_forms import (
     as_float32,
     as_list,
@@ -27,6 +29,7 @@ from tests.exercise_forms import (
     leading,
     mixup,
     puzzle_lines,
+    solution,
     solution_as,
     view_key,
     within_offsets,
@@ -182,6 +185,330 @@ TURNS = [IDENTITY, lambda r, c, m: (c, m - r), lambda r, c, m: (m - r, m - c), l
 
 def spiral(rule):
     return lambda k: rule(k)
+
+
+def patch_shuffle(*, inverse=False, columns=False, naive=False, size=None):
+    """shuffle_patches by hand, right with the defaults; each option a learner's slip."""
+
+    def answer(images, patch_size, perm):
+        b, c, h, w = images.shape
+        p = size or patch_size
+        gh, gw = h // p, w // p
+        if naive:  # a reshape that does not cut out patches
+            return images.reshape(b, c, gh * gw, p * p)[:, :, perm].reshape(b, c, h, w)
+        axes = (0, 4, 2, 1, 3, 5) if columns else (0, 2, 4, 1, 3, 5)
+        x = images.reshape(b, c, gh, p, gw, p).permute(*axes)
+        grid = x.shape[1:3]
+        x = x.reshape(b, gh * gw, c, p, p)
+        if inverse:
+            out = torch.empty_like(x)
+            out[:, perm] = x
+        else:
+            out = x[:, perm]
+        back = (0, 3, 2, 4, 1, 5) if columns else (0, 3, 1, 4, 2, 5)
+        return out.reshape(b, *grid, c, p, p).permute(*back).reshape(b, c, h, w)
+
+    return answer
+
+
+def unfolded_shuffle(images, patch_size, perm):
+    b, c, h, w = images.shape
+    cols = F.unfold(images, patch_size, stride=patch_size)  # (B, C·p·p, N)
+    return F.fold(cols[:, :, perm], (h, w), patch_size, stride=patch_size)
+
+
+def numpy_shuffle(images, patch_size, perm):
+    x, p = images.numpy(), patch_size
+    gw = x.shape[3] // p
+    out = np.empty_like(x)
+    for i, j in enumerate(np.asarray(perm)):
+        (r, c), (r2, c2) = divmod(i, gw), divmod(int(j), gw)
+        out[..., r * p : (r + 1) * p, c * p : (c + 1) * p] = x[
+            ..., r2 * p : (r2 + 1) * p, c2 * p : (c2 + 1) * p
+        ]
+    return out
+
+
+def row_entropy(log=torch.log, sign=-1.0, axis=-1, mean=False):
+    """The entropy of each row, right with the defaults; each option a learner's slip."""
+
+    def answer(w):
+        terms = torch.where(w > 0, w * log(w.clamp_min(1e-300)), torch.zeros_like(w))
+        return sign * (terms.mean(axis) if mean else terms.sum(axis))
+
+    return answer
+
+
+def numpy_entropy(w):
+    return -np.where(w > 0, w * np.log(np.where(w > 0, w, 1)), 0).sum(-1)
+
+
+def fast_pairs(pairs=lambda d: d // 4, rate=lambda b, i, d: b ** (-4 * i / d), turn=2 * math.pi, axes=1):
+    """The pairs of one axis that repeat within the grid, right with the defaults."""
+    return lambda d, b, s: axes * sum(turn / rate(b, i, d) < s for i in range(pairs(d)))
+
+
+def structure(*, cosine=True, distance=EUCLID, sign=-1.0, self_pairs=False):
+    """The structure score by hand, right with the defaults; each option a learner's slip."""
+
+    def answer(table, grid):
+        t = F.normalize(table.double(), dim=-1) if cosine else table.double()
+        rc = torch.cartesian_prod(torch.arange(grid[0]), torch.arange(grid[1])).double()
+        d = distance(rc[:, None, :] - rc[None, :, :])
+        keep = torch.ones_like(d, dtype=torch.bool) if self_pairs else ~torch.eye(len(rc), dtype=torch.bool)
+        x, y = (t @ t.T)[keep], sign * d[keep]
+        return torch.corrcoef(torch.stack([x, y]))[0, 1].item()
+
+    return answer
+
+
+def numpy_structure(table, grid):
+    t = table.numpy().astype(np.float32)
+    t = t / np.linalg.norm(t, axis=1, keepdims=True)
+    rc = np.array([(r, c) for r in range(grid[0]) for c in range(grid[1])], dtype=float)
+    d = np.linalg.norm(rc[:, None] - rc[None], axis=-1)
+    i, j = np.triu_indices(len(rc), 1)
+    return float(np.corrcoef((t @ t.T)[i, j], -d[i, j])[0, 1])
+
+
+def pair_counts(*, clamp=True, self_pairs=True, ordered=True, swap=False):
+    """How many pairs read each entry of a clipped table, right with the defaults."""
+
+    def answer(grid, clip):
+        side = 2 * clip + 1
+        counts = np.zeros((side, side))
+        cells = [(r, c) for r in range(grid[0]) for c in range(grid[1])]
+        for i, (r, c) in enumerate(cells):
+            for j, (r2, c2) in enumerate(cells):
+                if (i == j and not self_pairs) or (j < i and not ordered):
+                    continue
+                dr, dc = r - r2, c - c2
+                if not clamp and max(abs(dr), abs(dc)) > clip:
+                    continue
+                dr, dc = (max(-clip, min(clip, v)) for v in (dr, dc))
+                a, b = (dc, dr) if swap else (dr, dc)
+                counts[a + clip, b + clip] += 1
+        return counts
+
+    return answer
+
+
+def rope_closed(sign=-1.0, halves=False, exponent=-2.0, real=True, sine=True):
+    """RoPE's score from the formula, right with the defaults; each option a learner's slip."""
+
+    def answer(q, k, offset, base):
+        d = len(q)
+        theta = base ** (exponent * torch.arange(d // 2, dtype=torch.float64) / d)
+        if halves:
+            qc, kc = torch.complex(q[: d // 2], q[d // 2 :]), torch.complex(k[: d // 2], k[d // 2 :])
+        else:
+            qc, kc = torch.complex(q[0::2], q[1::2]), torch.complex(k[0::2], k[1::2])
+        terms = qc * kc.conj() if sine else (qc.real * kc.real + qc.imag * kc.imag).cdouble()
+        total = (terms * torch.exp(sign * 1j * offset * theta)).sum()
+        return total.real.item() if real else abs(total.item())
+
+    return answer
+
+
+def rope_by_turns(q, k, offset, base):
+    """The rotated q (at 0) and k (at offset), turned by hand with cos and sin, in float32."""
+    d = len(q)
+    theta = base ** (-torch.arange(0, d, 2, dtype=torch.float32) / d)
+    a = offset * theta
+    k1, k2 = k.float()[0::2], k.float()[1::2]
+    turned = torch.stack([k1 * a.cos() - k2 * a.sin(), k1 * a.sin() + k2 * a.cos()], -1).flatten()
+    return float(q.float() @ turned)
+
+
+def grid_moves(*, square_only=True, unique=True, mirrors=True, turns=True, identity=True):
+    """The mirrors and turns of a grid as permutations, right with the defaults."""
+
+    def answer(grid):
+        cells = torch.arange(grid[0] * grid[1]).view(*grid)
+        moves = [cells] if identity else []
+        if mirrors:
+            moves += [cells.flip(0), cells.flip(1)]
+        if turns:
+            moves += [cells.flip(0, 1)]
+        if grid[0] == grid[1] or not square_only:
+            if turns:
+                moves += [cells.T.flip(0), cells.T.flip(1)]
+            if mirrors:
+                moves += [cells.T, cells.T.flip(0, 1)]
+        perms = [m.reshape(-1) for m in moves]
+        if unique:
+            perms = [torch.tensor(p) for p in sorted({tuple(p.tolist()) for p in perms})]
+        return perms
+
+    return answer
+
+
+def distance_keeping_search(grid):
+    """Every permutation of the patches that keeps all distances, by a search over images of two cells."""
+    rc = torch.cartesian_prod(torch.arange(grid[0]), torch.arange(grid[1])).double()
+    d = torch.cdist(rc, rc)
+    found = []
+    for candidate in grid_moves(square_only=False, unique=False)(grid):
+        if sorted(candidate.tolist()) == list(range(len(rc))) and torch.equal(d[candidate][:, candidate], d):
+            if not any(torch.equal(candidate, f) for f in found):
+                found.append(candidate)
+    return torch.stack(found)
+
+
+def jaccard(*, blanks=False, query=True, cells=True, similarity=False, union="sets"):
+    """The Jaccard distance of two puzzles, right with the defaults; each option a learner's slip."""
+
+    def answer(a, b):
+        def pairs(p):
+            kept = [(i, v) for i, v in enumerate(p.tolist()) if (v != 0 or blanks) and (v != 5 or query)]
+            return {
+                (i, v) if cells else (v, sum(1 for _, w in kept[:n] if w == v))
+                for n, (i, v) in enumerate(kept)
+            }
+
+        sa, sb = pairs(a), pairs(b)
+        size = len(sa | sb) if union == "sets" else len(sa) + len(sb)
+        share = len(sa & sb) / size
+        return share if similarity else 1 - share
+
+    return answer
+
+
+def jaccard_one_hot(a, b):
+    fa, fb = (F.one_hot(p, 6)[:, 1:].float() for p in (a, b))
+    both = (fa * fb).sum()
+    return 1 - both / (fa.sum() + fb.sum() - both)
+
+
+def unseen(rule):
+    return lambda trained, new: rule(*trained, *new)
+
+
+def unseen_by_count(trained, new):
+    count = sum(r >= trained[0] or c >= trained[1] for r in range(new[0]) for c in range(new[1]))
+    return Fraction(count, new[0] * new[1])
+
+
+def cutmix_weight(*, rounded=True, clip="both", centred=True, partner=False, drawn=False):
+    """The own label's weight after CutMix, right with the defaults; each option a learner's slip."""
+
+    def answer(h, w, lam, cy, cx):
+        if drawn:
+            return lam
+        bh, bw = h * math.sqrt(1 - lam), w * math.sqrt(1 - lam)
+        if rounded:
+            bh, bw = round(bh), round(bw)
+        y0, x0 = (cy - bh // 2, cx - bw // 2) if centred else (cy, cx)
+        y1, x1 = y0 + bh, x0 + bw
+        if clip in ("both", "start"):
+            y0, x0 = max(y0, 0), max(x0, 0)
+        if clip in ("both", "end"):
+            y1, x1 = min(y1, h), min(x1, w)
+        own = 1 - (y1 - y0) * (x1 - x0) / (h * w)
+        return 1 - own if partner else own
+
+    return answer
+
+
+def cutmix_by_mask(h, w, lam, cy, cx):
+    bh, bw = round(h * math.sqrt(1 - lam)), round(w * math.sqrt(1 - lam))
+    mask = torch.zeros(h, w)
+    mask[max(cy - bh // 2, 0) : cy + bh - bh // 2, max(cx - bw // 2, 0) : cx + bw - bw // 2] = 1
+    return 1 - mask.mean()
+
+
+def within_between_np(s, m):
+    same = m[:, None] == m[None, :]
+    off = ~np.eye(len(m), dtype=bool)
+    return s[same & off].mean() - s[~same].mean()
+
+
+def exact_p(*, strict=False, share=True, below=False, sample=None, any_sizes=False):
+    """The exact permutation p of within − between, right with the defaults."""
+
+    def answer(similarity, modules):
+        s, m = similarity.numpy(), modules.numpy()
+
+        def score(labels):
+            if any_sizes and len(set(labels.tolist())) < len(set(m.tolist())):
+                return np.nan  # a module left empty
+            return within_between_np(s, labels)
+
+        seen = score(m)
+        if any_sizes:  # every assignment of the labels, whatever the modules' sizes
+            labellings = [np.array(p) for p in itertools.product(sorted(set(m.tolist())), repeat=len(m))]
+        elif sample:
+            rng = np.random.default_rng(0)
+            labellings = [rng.permutation(m) for _ in range(sample)]
+        else:
+            labellings = [np.array(p) for p in set(itertools.permutations(m.tolist()))]
+        scores = np.array([score(x) for x in labellings])
+        scores = scores[~np.isnan(scores)]
+        hits = (scores > seen + 1e-12) if strict else (scores >= seen - 1e-12)
+        if below:
+            hits = scores < seen - 1e-12
+        return hits.mean() if share else hits.sum()
+
+    return answer
+
+
+def exact_p_all_orders(similarity, modules):
+    """Every order of the tokens (N! of them): each distinct relabelling as often as any other."""
+    s, m = similarity.numpy(), modules.numpy()
+    seen = within_between_np(s, m)
+    scores = [within_between_np(s, m[list(p)]) for p in itertools.permutations(range(len(m)))]
+    return float(np.mean(np.array(scores) >= seen - 1e-12))
+
+
+def own_share(rule):
+    return lambda m, s, pw, pb: rule(m, s, pw, pb)
+
+
+def attention_distance(*, renormalise=True, distance=EUCLID, prefix="first", coords="rows"):
+    """Mean attention distance with a class token, right with the defaults."""
+
+    def answer(weights, grid):
+        w = weights[..., 1:, 1:] if prefix == "first" else weights[..., :-1, :-1]
+        if renormalise:
+            w = w / w.sum(-1, keepdim=True)
+        a, b = (grid[0], grid[1]) if coords == "rows" else (grid[1], grid[0])
+        rc = torch.cartesian_prod(torch.arange(a), torch.arange(b)).double()
+        d = distance(rc[:, None, :] - rc[None, :, :])
+        return (w * d).sum(-1).mean(dim=(0, 2))
+
+    return answer
+
+
+def four_terms(*, order=(0, 1, 2, 3), scale="head", transpose=False, keys=None):
+    """The four terms of a score, right with the defaults; each option a learner's slip."""
+
+    def answer(c, e, wq, wk):
+        k_w = wq if keys == "wq" else wk
+        parts = [(c, c), (c, e), (e, c), (e, e)]
+        terms = [(a @ wq.T) @ (b @ k_w.T).T for a, b in parts]
+        if transpose:
+            terms = [t.T for t in terms]
+        width = {"head": wq.shape[0], "model": wq.shape[1], None: 1}[scale]
+        return torch.stack([terms[i] for i in order]) / math.sqrt(width)
+
+    return answer
+
+
+def pope_score(*, length=F.softplus, phase=-1.0, direction=1.0, wave=torch.cos, attention=False):
+    """PoPE's score from the formula, right with the defaults; each option a learner's slip."""
+
+    def answer(q, k, offset, theta, delta):
+        turn = direction * (theta @ offset.to(theta.dtype))
+        scale = math.sqrt(2 * len(q)) if attention else 1.0
+        return (length(q) * length(k) * wave(turn + phase * delta)).sum().item() / scale
+
+    return answer
+
+
+def pope_complex(q, k, offset, theta, delta):
+    zq = F.softplus(q) * torch.exp(1j * (theta @ offset))
+    zk = F.softplus(k) * torch.exp(1j * delta)  # the key at 0, with its phase
+    return (zq * zk.conj()).sum().real
 
 
 # (exercise id, a wrong answer, what it gets wrong)
@@ -433,6 +760,112 @@ REFUSED = [
     ("12.3", lambda k: 3 * k // 4 + 1 if k % 4 == 0 else None, "1-based"),
     ("12.3", lambda k: None, "None always"),
     ("12.3", lambda k: 135, "an angle"),
+    ("00.6", patch_shuffle(columns=True), "patches listed column by column"),
+    ("00.6", patch_shuffle(naive=True), "a reshape that cuts rows of pixels, not patches"),
+    ("00.6", patch_shuffle(size=8), "the patch size 8 hard-coded"),
+    ("00.6", lambda x, p, perm: x, "the images unchanged"),
+    ("00.6", shuffle_patches, "the package's own function"),
+    ("00.6", lambda x, p, perm: shuffle_patches(x, p, perm), "calls the package's own function"),
+    ("01.6", row_entropy(log=torch.log2), "in bits"),
+    ("01.6", row_entropy(sign=1.0), "the minus sign left out"),
+    ("01.6", row_entropy(axis=-2), "summed over the queries"),
+    ("01.6", row_entropy(mean=True), "a mean over the keys"),
+    ("01.6", lambda w: row_entropy()(w).exp(), "the perplexity"),
+    ("01.6", analysis.entropy, "the package's own function"),
+    ("01.6", lambda w: analysis.entropy(w), "calls the package's own function"),
+    ("02.6", fast_pairs(axes=2), "both axes"),
+    ("02.6", fast_pairs(turn=1.0), "1/ω, without the 2π"),
+    ("02.6", lambda d, b, s: d // 4 - fast_pairs()(d, b, s), "the slow pairs"),
+    ("02.6", lambda d, b, s: 1, "one always"),
+    ("02.6", fast_pairs(rate=lambda b, i, d: b ** (-i / d)), "the exponent halved"),
+    ("03.10", structure(cosine=False), "dot products, not cosines"),
+    ("03.10", structure(sign=1.0), "plus the distance"),
+    ("03.10", structure(distance=lambda o: o.abs().sum(-1)), "Manhattan distance"),
+    ("03.10", structure(distance=lambda o: (o**2).sum(-1)), "the squared distance"),
+    ("03.10", analysis.structure_score, "the package's own function"),
+    ("03.10", lambda t, g: analysis.structure_score(t, g), "calls the package's own function"),
+    ("04.7", pair_counts(self_pairs=False), "no pair of a patch with itself"),
+    ("04.7", pair_counts(ordered=False), "each pair once"),
+    ("04.7", pair_counts(swap=True), "rows and columns swapped"),
+    ("04.7", lambda g, c: torch.ones(2 * c + 1, 2 * c + 1), "ones"),
+    ("04.7", lambda g, c: torch.full((2 * c + 1, 2 * c + 1), float(g[0] * g[1])), "N for every entry"),
+    ("05.6", rope_closed(sine=False), "the cosine part only"),
+    ("05.6", rope_closed(halves=True), "pairs (i, i + d/2)"),
+    ("05.6", rope_closed(exponent=-1.0), "θ_j = base^(−j/d)"),
+    ("05.6", rope_closed(real=False), "the modulus, not the real part"),
+    ("05.6", lambda q, k, offset, base: (q @ k).item(), "no rotation"),
+    (
+        "05.6",
+        lambda q, k, offset, base: (
+            rotate_pairs(q, 0 * q[::2])
+            @ rotate_pairs(k, offset * base ** (-torch.arange(0, len(q), 2) / len(q)))
+        ).item(),
+        "rotate_pairs",
+    ),
+    ("06.6", grid_moves(mirrors=False), "turns only"),
+    ("06.6", grid_moves(turns=False), "mirrors only"),
+    ("06.6", grid_moves(identity=False), "the identity left out"),
+    ("06.6", grid_moves(unique=False), "one permutation twice on a single row"),
+    ("06.6", lambda g: torch.arange(g[0] * g[1]).view(*g).flip(1).reshape(-1), "one permutation, not a list"),
+    ("06.6", lambda g: [torch.arange(g[0] * g[1]).view(*g).flip(1)], "a grid, not a permutation"),
+    ("07.7", jaccard(similarity=True), "the similarity"),
+    ("07.7", jaccard(query=False), "the query left out"),
+    ("07.7", jaccard(cells=False), "symbols without their cells"),
+    ("07.7", jaccard(union="sum"), "|A| + |B| for the union"),
+    ("07.7", lambda a, b: 0.8, "a constant"),
+    (
+        "07.7",
+        lambda a, b: lst.min_jaccard_distance(a[None], b[None]).item(),
+        "calls the package's own function",
+    ),
+    ("08.8", unseen(lambda th, tw, nh, nw: 1 - th * tw / (nh * nw)), "no min: negative on a smaller grid"),
+    ("08.8", unseen(lambda th, tw, nh, nw: max(0, 1 - th / nh)), "rows only"),
+    ("08.8", unseen(lambda th, tw, nh, nw: nh * nw - min(th, nh) * min(tw, nw)), "a count, not a share"),
+    ("08.8", unseen(lambda th, tw, nh, nw: min(th, nh) * min(tw, nw) / (nh * nw)), "the share seen"),
+    ("08.8", unseen(lambda th, tw, nh, nw: 0.75), "3/4 always"),
+    ("09.9", cutmix_weight(partner=True), "the partner's weight"),
+    ("09.9", cutmix_weight(rounded=False), "the box's sides not rounded"),
+    ("09.9", cutmix_weight(clip="none"), "the box not cut"),
+    ("09.9", cutmix_weight(clip="end"), "cut at the far border only"),
+    ("09.9", cutmix_weight(centred=False), "the box's corner at (cy, cx)"),
+    ("10.7", exact_p(share=False), "a count, not a share"),
+    ("10.7", exact_p(below=True), "the share below"),
+    ("10.7", exact_p(sample=200), "a sample of 200 relabellings"),
+    ("10.7", exact_p(any_sizes=True), "labellings of any module sizes"),
+    ("10.7", lambda s, m: 0.05, "0.05 always"),
+    ("10.8", own_share(lambda m, s, pw, pb: pw / (pw + pb)), "the probabilities alone"),
+    ("10.8", own_share(lambda m, s, pw, pb: (s - 1) * pw), "the expected own inputs"),
+    (
+        "10.8",
+        own_share(lambda m, s, pw, pb: (s - 1) * pw / ((s - 1) * pw + m * s * pb)),
+        "every module counted as another",
+    ),
+    (
+        "10.8",
+        own_share(lambda m, s, pw, pb: 1 - (s - 1) * pw / ((s - 1) * pw + (m - 1) * s * pb)),
+        "the share from other modules",
+    ),
+    ("10.8", own_share(lambda m, s, pw, pb: 1 / m), "one module in m"),
+    ("11.7", attention_distance(distance=lambda o: o.abs().sum(-1)), "Manhattan distance"),
+    ("11.7", attention_distance(prefix="last"), "the class token taken as the last token"),
+    ("11.7", attention_distance(coords="columns"), "rows and columns swapped"),
+    ("11.7", lambda w, g: attention_distance()(w, g).mean(), "one number for all heads"),
+    ("11.7", analysis.mean_attention_distance, "the package's own function"),
+    (
+        "11.7",
+        lambda w, g: analysis.mean_attention_distance(w, g, num_prefix_tokens=1),
+        "calls the package's own function",
+    ),
+    ("11.8", four_terms(scale=None), "not divided by √Dh"),
+    ("11.8", four_terms(scale="model"), "divided by √D"),
+    ("11.8", four_terms(transpose=True), "transposed"),
+    ("11.8", four_terms(keys="wq"), "keys made with wq"),
+    ("11.8", four_terms(order=(3, 1, 2, 0)), "content·content and position·position swapped"),
+    ("12.8", pope_score(length=lambda x: x), "no softplus"),
+    ("12.8", pope_score(direction=-1.0), "the offset key minus query"),
+    ("12.8", pope_score(attention=True), "divided by √(2 Dh)"),
+    ("12.8", pope_score(length=F.relu), "relu for softplus"),
+    ("12.8", pope_score(wave=torch.sin), "sin for cos"),
 ]
 
 # (exercise id, a right answer in another form, which form)
@@ -558,4 +991,64 @@ ACCEPTED = [
     ("12.2", lambda a, b, t: (t * t * 0.5 * (a @ b - b @ a)).numpy(), "numpy float64"),
     ("12.3", lambda k: 3 * k / 4 if k % 4 == 0 else None, "a float"),
     ("12.3", lambda k: np.int64(3 * k // 4) if k % 4 == 0 else None, "numpy"),
+    ("00.6", unfolded_shuffle, "unfold and fold"),
+    ("00.6", numpy_shuffle, "numpy, patch by patch"),
+    ("00.6", lambda x, p, perm: solution("00.6")(x, p, perm.tolist()), "perm as a list"),
+    ("01.6", lambda w: torch.special.entr(w).sum(-1), "torch.special.entr"),
+    (
+        "01.6",
+        lambda w: -(w.float().clamp_min(1e-12) * w.float().clamp_min(1e-12).log()).sum(-1),
+        "clamped, float32",
+    ),
+    ("01.6", lambda w: numpy_entropy(w.numpy()), "numpy"),
+    ("02.6", lambda d, b, s: float(solution("02.6")(d, b, s)), "a float"),
+    (
+        "02.6",
+        lambda d, b, s: int((2 * np.pi / b ** (-np.arange(d // 4) / (d / 4)) < s).sum()),
+        "numpy, ω = base^(−i/(dim/4))",
+    ),
+    ("03.10", structure(), "every ordered pair i ≠ j"),
+    ("03.10", numpy_structure, "numpy, float32"),
+    ("04.7", pair_counts(), "counted in a loop"),
+    ("04.7", lambda g, c: torch.as_tensor(pair_counts()(g, c)).long(), "integers"),
+    ("05.6", rope_by_turns, "turned by hand, float32"),
+    ("05.6", lambda q, k, o, b: torch.tensor(solution("05.6")(q, k, o, b)), "a tensor"),
+    ("06.6", distance_keeping_search, "a search, as a tensor [K, N]"),
+    ("06.6", lambda g: [p.tolist() for p in reversed(solution("06.6")(g))], "lists, in another order"),
+    ("07.7", jaccard_one_hot, "one-hot features, a tensor"),
+    ("07.7", jaccard(), "sets of pairs"),
+    ("08.8", unseen_by_count, "counted, a Fraction"),
+    ("08.8", lambda t, n: np.float32(solution("08.8")(t, n)), "numpy float32"),
+    ("09.9", cutmix_by_mask, "a mask's mean"),
+    (
+        "09.9",
+        lambda h, w, lam, cy, cx: Fraction(solution("09.9")(h, w, lam, cy, cx)).limit_denominator(10**6),
+        "a Fraction",
+    ),
+    ("10.7", exact_p(), "distinct relabellings, numpy"),
+    ("10.7", exact_p_all_orders, "every order of the tokens"),
+    ("11.7", attention_distance(), "by hand"),
+    ("11.7", lambda w, g: attention_distance()(w.float(), g).numpy(), "float32, numpy"),
+    ("12.8", pope_complex, "complex numbers, a tensor"),
+    (
+        "12.8",
+        lambda q, k, o, t, d: np.float32(pope_score()(q.float(), k.float(), o.float(), t.float(), d.float())),
+        "float32",
+    ),
+    (
+        "10.8",
+        own_share(lambda m, s, pw, pb: Fraction((s - 1) * pw / ((s - 1) * pw + (m - 1) * s * pb))),
+        "a Fraction",
+    ),
+    (
+        "10.8",
+        lambda m, s, pw, pb: np.float32(1 / (1 + (m - 1) * s * pb / ((s - 1) * pw))),
+        "another formula, float32",
+    ),
+    ("11.8", four_terms(), "by hand"),
+    (
+        "11.8",
+        lambda c, e, wq, wk: np.stack([t.float().numpy() for t in solution("11.8")(c, e, wq, wk)]),
+        "float32, numpy",
+    ),
 ]

@@ -19,6 +19,7 @@ import torch.nn.functional as F
 
 from minivit import exercises
 from minivit.data import shuffle_patches
+from tests import exercise_answers as A
 from tests.exercise_answers import ACCEPTED, REFUSED
 from tests.exercise_forms import solution, solution_as, solutions
 
@@ -39,7 +40,7 @@ def test_there_are_three_checked_exercises_per_lesson_or_more():
     lessons = {py.name[:2] for py in LESSONS}
     per_lesson = {n: [i for i in IDS if i.startswith(n + ".")] for n in lessons}
     assert all(len(ids) >= 3 for ids in per_lesson.values()), per_lesson
-    assert len(IDS) >= 36
+    assert len(IDS) >= 55
 
 
 def test_every_exercise_has_a_worked_solution_and_every_solution_an_exercise():
@@ -295,6 +296,25 @@ WRONG = [
     ),
     ("12.3", lambda k: 3 * k // 4, "return None"),
     ("12.3", lambda k: k // 4 if k % 4 == 0 else None, "turns with r − c"),
+    ("00.6", A.patch_shuffle(inverse=True), "out[i] = in[perm[i]]"),
+    ("01.6", lambda w: -(w * w.log()).sum(-1), "0 · log 0"),
+    (
+        "02.6",
+        lambda d, b, s: sum(2 * math.pi * b ** (2 * i / d) < s for i in range(d // 2)),
+        "half the width",
+    ),
+    ("03.10", A.structure(self_pairs=True), "distinct positions"),
+    ("04.7", A.pair_counts(clamp=False), "every pair counts"),
+    ("05.6", A.rope_closed(sign=1.0), "n = m + offset"),
+    ("06.6", A.grid_moves(square_only=False), "fits only a square"),
+    ("07.7", A.jaccard(blanks=True), "a blank cell shows nothing"),
+    ("08.8", lambda t, n: (1 - t[0] / n[0]) * (1 - t[1] / n[1]), "one new coordinate is enough"),
+    ("09.9", lambda h, w, lam, cy, cx: lam, "the area actually pasted"),
+    ("10.7", A.exact_p(strict=True), "the true labelling is one"),
+    ("10.8", lambda m, s, pw, pb: s * pw / (s * pw + (m - 1) * s * pb), "no edge to itself"),
+    ("11.7", A.attention_distance(renormalise=False), "renormalise"),
+    ("11.8", A.four_terms(order=(0, 2, 1, 3)), "q(c_i)·k(e_j)"),
+    ("12.8", A.pope_score(phase=1.0), "the key carries the phase"),
 ]
 
 

@@ -12,6 +12,7 @@ from minivit.exercises.core import (
     kind,
     number,
     seeded,
+    tensor,
     whole,
 )
 
@@ -160,3 +161,50 @@ def _invariant_encodings(answer) -> str:
     return (
         "only none: every other encoding, peg's padded convolution too, gives a shuffled image other tokens"
     )
+
+
+@exercise(
+    "00.6",
+    "shuffle_patches by hand",
+    hint="cut the images into a (gh, gw) grid of p×p patches, list them in raster order, take them in the "
+    "order perm gives and put them back",
+)
+def _shuffle_by_hand(answer) -> str:
+    from minivit.data import shuffle_patches
+
+    f = function(
+        answer,
+        "(images, patch_size, perm)",
+        refuse=(
+            shuffle_patches,
+            "shuffle_patches",
+            "the exercise asks you to write it: reshape to (B, C, gh, p, gw, p), bring the patch axes "
+            "together, index them with perm, then undo the reshape",
+        ),
+    )
+    g = torch.Generator().manual_seed(0)
+    form = "return the shuffled images, a tensor [B, C, H, W] like `images`"
+    for b, c, h, w, p in ((2, 3, 24, 24, 8), (1, 2, 12, 20, 4), (3, 1, 8, 6, 2)):
+        images = torch.randn(b, c, h, w, generator=g)
+        gh, gw = h // p, w // p
+        perm = torch.randperm(gh * gw, generator=g)
+        want = shuffle_patches(images, p, perm)
+        got = tensor(f(images.clone(), p, perm.clone()), form, (b, c, h, w))
+        if torch.allclose(got, want.double()):
+            continue
+        where = f"on a {gh}×{gw} grid of {p}-pixel patches"
+        if torch.allclose(got, shuffle_patches(images, p, perm.argsort()).double()):
+            raise Wrong(
+                f"{where} your patch i lands at place perm[i]: the inverse shuffle",
+                "patch perm[i] of the input lands at place i: out[i] = in[perm[i]], a gather",
+            )
+        patches = images.reshape(b, c, gh, p, gw, p).permute(0, 2, 4, 1, 3, 5).reshape(b, gh * gw, -1)
+        out = got.float().reshape(b, c, gh, p, gw, p).permute(0, 2, 4, 1, 3, 5).reshape(b, gh * gw, -1)
+        place = next(i for i in range(gh * gw) if not torch.allclose(out[:, i], patches[:, perm[i]]))
+        r, col = divmod(place, gw)
+        raise Wrong(
+            f"{where}, place {place} (row {r}, column {col}) does not hold input patch {int(perm[place])}",
+            "a patch is a p×p block of pixels; the grid is read row by row (raster order), with "
+            f"H // p = {gh} rows and W // p = {gw} columns here",
+        )
+    return "your shuffle is shuffle_patches: patch perm[i] lands at place i, on grids that are not square too"

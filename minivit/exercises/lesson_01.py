@@ -141,3 +141,56 @@ def _temperature_from_weights(answer) -> str:
             "softmax(s/T) is proportional to exp(s/T) = exp(s)^(1/T); a row's weights are exp(s) over a sum",
         )
     return "softmax(s)^(1/T), renormalised, is softmax(s/T): the temperature needs no logits"
+
+
+@exercise(
+    "01.6",
+    "the entropy of each attention row",
+    hint="return a tensor of the weights' shape without its last axis: −Σ_j w_j log w_j per row, in nats",
+)
+def _row_entropy(answer) -> str:
+    from minivit import analysis
+
+    f = function(
+        answer,
+        "(weights)",
+        refuse=(
+            analysis.entropy,
+            "analysis.entropy",
+            "the exercise asks you to write it: −Σ_j w_j log w_j over the last axis",
+        ),
+    )
+    g = torch.Generator().manual_seed(0)
+    logits = 2 * torch.randn(2, 3, 6, 6, generator=g, dtype=torch.float64)
+    causal = torch.full((6, 6), -math.inf, dtype=torch.float64).triu(1)  # rows with zero weights
+    cases = {
+        "softmax rows": logits.softmax(-1),
+        "causal rows (zero weights above the diagonal)": (logits + causal).softmax(-1),
+        "one-hot and uniform rows": torch.stack([torch.eye(5, dtype=torch.float64), torch.full((5, 5), 0.2)]),
+    }
+    for name, weights in cases.items():
+        want = -torch.special.xlogy(weights, weights).sum(-1)
+        got = tensor(f(weights.clone()), "return one entropy per row", tuple(want.shape))
+        nan = torch.isnan(got)
+        if bool(nan.any()):
+            raise Wrong(
+                f"for {name} your entropy is NaN at {tuple(int(i) for i in nan.nonzero()[0])}",
+                "a weight of 0 gives 0 · log 0 = 0 · (−inf) = NaN in floats; its limit is 0: leave the zero "
+                "weights out (torch.where, or torch.special.xlogy)",
+            )
+        if same(got, want / math.log(2), atol=1e-5):
+            raise Wrong(f"for {name} your entropies are in bits", "in nats: the natural log, torch.log")
+        expect(
+            not same(got, -want, atol=1e-5) or same(want, torch.zeros_like(want)),
+            f"for {name} your entropies are negative",
+            "entropy is −Σ w log w: each log w ≤ 0, so the minus makes it ≥ 0",
+        )
+        expect(
+            same(got, want, atol=1e-5),
+            f"for {name}, " + differs(got, want, "the entropy of row"),
+            "−Σ_j w_j log w_j over the keys j (the last axis), one number per query row",
+        )
+    return (
+        "0 for a one-hot row, log N for a uniform one; a causal row i spreads over i + 1 keys at most, so "
+        "its entropy is at most log(i + 1)"
+    )

@@ -186,3 +186,45 @@ def _commuting_m(answer) -> str:
         "sine with its cosine",
     )
     return "every diagonal of PE M PEᵀ is constant and s(+k) ≠ s(−k): a score of the signed offset alone"
+
+
+def _fast_pairs(dim: int, base: float, size: int) -> int:
+    """Pairs of one axis of sincos2d (width dim) whose wavelength is shorter than `size` patches."""
+    omega = base ** (-4 * torch.arange(dim // 4, dtype=torch.float64) / dim)  # each axis: dim/2 channels
+    return int((2 * torch.pi / omega < size).sum())
+
+
+@exercise(
+    "02.6",
+    "the pairs of one axis that repeat within the grid",
+    hint="return a whole number: the channel pairs of one axis whose wavelength 2π/ω is shorter than size",
+)
+def _repeating_pairs(answer) -> str:
+    f = function(answer, "(dim, base, size)")
+    form = "return a whole number of channel pairs"
+    for dim, base, size in ((64, 100.0, 16), (16, 10000.0, 16), (128, 10.0, 10), (32, 10000.0, 100)):
+        got = whole(f(dim, base, size), form)
+        want = _fast_pairs(dim, base, size)
+        if got == want:
+            continue
+        one_d = base ** (-2 * torch.arange(dim // 2, dtype=torch.float64) / dim)
+        if got == int((2 * torch.pi / one_d < size).sum()) != want:
+            raise Wrong(
+                f"for D = {dim}, base {base:g} and a {size}-patch grid you count the 1-D encoding's pairs",
+                f"sincos2d gives each axis half the width: dim/2 = {dim // 2} channels, {dim // 4} pairs, "
+                "with ω_i = base^(−2i/(dim/2))",
+            )
+        if got == 2 * want:
+            raise Wrong(
+                f"for D = {dim}, base {base:g} and a {size}-patch grid you count both axes",
+                "count the pairs of one axis: the rows' and the columns' halves hold the same frequencies",
+            )
+        raise Wrong(
+            f"for D = {dim}, base {base:g} and a {size}-patch grid you count {got} "
+            + ("pair" if got == 1 else "pairs"),
+            "pair i of one axis turns by ω_i radians per patch: its wavelength is 2π/ω_i patches",
+        )
+    return (
+        "at D = 16 and base 10⁴ one pair of each axis, the fastest (6.3 patches), repeats within a 16-patch "
+        "grid; at base 100, D = 64, four do, but 12 slower pairs outweigh them"
+    )

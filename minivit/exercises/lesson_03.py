@@ -100,3 +100,75 @@ def _cell_table(answer) -> str:
         f"cell contrast {contrast:.2f}: positions grouped by the 9 cells, as what training adds to the "
         "zeros and 0.02 tables on this task"
     )
+
+
+@exercise(
+    "03.10",
+    "the structure score by hand",
+    hint="return a number: the correlation, over the pairs of distinct positions, of cosine similarity "
+    "with minus the distance on the grid",
+)
+def _structure_by_hand(answer) -> str:
+    from minivit import analysis
+    from minivit.posenc import grid_coords, sincos_2d
+
+    f = function(
+        answer,
+        "(table, grid)",
+        refuse=(
+            analysis.structure_score,
+            "analysis.structure_score",
+            "the exercise asks you to write it: cosine similarities and grid distances of every pair "
+            "of distinct positions, then their Pearson correlation",
+        ),
+    )
+    g = torch.Generator().manual_seed(0)
+    form = "return one number, the correlation"
+    cases = []
+    for grid in ((4, 4), (3, 5)):
+        n = grid[0] * grid[1]
+        rc = grid_coords(grid)
+        scale = torch.rand(n, 1, generator=g) * 3 + 0.2  # rows of different lengths: cosine, not dot product
+        cases += [
+            (
+                grid,
+                "a table with a layout",
+                scale
+                * (
+                    torch.cat([rc, torch.ones(n, 1)], 1) @ torch.randn(3, 8, generator=g)
+                    + 0.5 * torch.randn(n, 8, generator=g)
+                ),
+            ),
+            (grid, "a random table", scale * torch.randn(n, 8, generator=g)),
+            (grid, "the sinusoid", sincos_2d(grid, 16, 10.0)),
+        ]
+    for grid, name, table in cases:
+        want = analysis.structure_score(table, grid)
+        got = number(f(table.clone(), grid), form)
+        if abs(got - want) <= 1e-4:
+            continue
+        n = grid[0] * grid[1]
+        sim = analysis.cosine_similarity(table).double().reshape(-1)
+        dist = -analysis.grid_distances(grid).double().reshape(-1)
+        with_self = torch.corrcoef(torch.stack([sim, dist]))[0, 1].item()
+        expect(
+            abs(got - with_self) > 1e-4,
+            f"for {name} on a {grid[0]}×{grid[1]} grid you give {got:.4f}: the pairs of a position with "
+            "itself are in",
+            "over the pairs of distinct positions: a position with itself has similarity 1 at distance 0, "
+            f"and the {n} such pairs pull the correlation up",
+        )
+        expect(
+            abs(got + want) > 1e-4,
+            f"for {name} on a {grid[0]}×{grid[1]} grid you give {got:.4f}, the score's opposite",
+            "correlate similarity with minus the distance: near positions alike scores above 0",
+        )
+        raise Wrong(
+            f"for {name} on a {grid[0]}×{grid[1]} grid you give {got:.4f}, the score is {want:.4f}",
+            "cosine similarity (each row divided by its length) and the Euclidean distance in patches "
+            "between every two distinct positions; then Pearson's r of the two lists",
+        )
+    return (
+        "a Pearson correlation over the pairs: it rewards similarity that falls off smoothly with distance, "
+        "whatever the rows' lengths"
+    )

@@ -139,3 +139,61 @@ def _no_encoding_table(answer) -> str:
         "a table with one value per head shifts every score of a row alike: the softmax ignores it, and "
         f"the model has no position (its output moves by {gap:.0e} on a model with sizeable weights)"
     )
+
+
+def _pair_counts(grid, clip: int) -> torch.Tensor:
+    """How many (query, key) pairs of `grid` read each entry of a table clipped at `clip`."""
+    from minivit.posenc import grid_coords
+
+    rc = grid_coords(grid, dtype=torch.long)
+    off = (rc[:, None, :] - rc[None, :, :]).clamp(-clip, clip) + clip  # (N, N, 2)
+    side = 2 * clip + 1
+    flat = (off[..., 0] * side + off[..., 1]).reshape(-1)
+    return torch.bincount(flat, minlength=side * side).reshape(side, side).double()
+
+
+@exercise(
+    "04.7",
+    "how many pairs of patches read each entry of a clipped table",
+    hint="return a tensor [2·clip+1, 2·clip+1] of counts, entry [Δr + clip, Δc + clip]",
+)
+def _pairs_per_entry(answer) -> str:
+    f = function(answer, "(grid, clip)")
+    for grid, clip in (((3, 5), 1), ((4, 2), 2), ((2, 7), 3), ((4, 4), 3)):
+        side = 2 * clip + 1
+        want = _pair_counts(grid, clip)
+        got = tensor(f(grid, clip), f"return a tensor [{side}, {side}] of counts", (side, side))
+        if same(got, want):
+            continue
+        where = f"on a {grid[0]}×{grid[1]} grid clipped at {clip}"
+        n = grid[0] * grid[1]
+        if same(got.sum(), torch.tensor(n * n - n)) or same(got.sum(), torch.tensor((n * n - n) / 2)):
+            raise Wrong(
+                f"{where} your counts leave out the {n} pairs of a patch with itself",
+                "a query attends to its own patch too: offset (0, 0) is read by every patch",
+            )
+        if same(got.sum(), torch.tensor((n * n + n) / 2)):
+            raise Wrong(
+                f"{where} you count each pair of patches once",
+                "a pair (query, key) and the pair (key, query) are two pairs, at opposite offsets",
+            )
+        if same(got, want.T.contiguous()) or (
+            grid[0] != grid[1] and same(got, _pair_counts(grid[::-1], clip))
+        ):
+            raise Wrong(
+                f"{where} your rows count column offsets",
+                "entry [Δr + clip, Δc + clip]: the row offset picks the table's row",
+            )
+        expect(
+            float(got.sum()) == n * n,
+            f"{where} your counts add up to {got.sum():g}, not the {n}² = {n * n} pairs",
+            "every pair counts somewhere: an offset beyond ±clip is clamped to the table's edge",
+        )
+        raise Wrong(
+            f"{where}, " + differs(got, want, "count"),
+            "the pairs at offset (Δr, Δc) are (gh − |Δr|)(gw − |Δc|); clamped offsets add up at the edge",
+        )
+    return (
+        "unclipped, a corner entry is read by one pair of patches and (0, 0) by all N; clipped, the edge "
+        "entries gather every farther pair"
+    )

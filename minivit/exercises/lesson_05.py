@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from minivit.exercises.core import (
@@ -109,4 +111,62 @@ def _axial_closed_form(answer) -> str:
     return (
         "s(Δr, Δc) = 2Σcos(θ_i Δr) + 2Σcos(θ_i Δc), a row part plus a column part; draw it at both "
         "bases to see how far it falls off on the 6×6 grid"
+    )
+
+
+@exercise(
+    "05.6",
+    "RoPE's score in closed form",
+    hint="return a number: Re Σ_j q_j conj(k_j) e^(−i·offset·θ_j), pair j = channels (2j, 2j + 1)",
+)
+def _rope_score(answer) -> str:
+    from minivit.posenc.rope import rotate_pairs
+
+    f = function(
+        answer,
+        "(q, k, offset, base)",
+        refuse=(
+            rotate_pairs,
+            "rotate_pairs (encoding.rotate calls it)",
+            "the exercise asks for the score from the formula: write each pair (2j, 2j + 1) as a complex "
+            "number, with θ_j = base^(−2j/d)",
+        ),
+    )
+    g = torch.Generator().manual_seed(0)
+    form = "return the score, one number"
+    for d, base in ((8, 10000.0), (16, 100.0)):
+        theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (d/2,)
+        for offset in (3, -2, 0, 7):
+            q, k = torch.randn(2, d, generator=g, dtype=torch.float64)
+            m = 5  # any query position: the score depends on the offset alone
+            want = (rotate_pairs(q, m * theta) @ rotate_pairs(k, (m + offset) * theta)).item()
+            got = number(f(q.clone(), k.clone(), offset, base), form)
+            if abs(got - want) <= 1e-6 + 1e-5 * abs(want):
+                continue
+            where = f"for d = {d}, base {base:g} at offset {offset}"
+            mirrored = (rotate_pairs(q, (m + offset) * theta) @ rotate_pairs(k, m * theta)).item()
+            if offset != 0 and abs(got - mirrored) <= 1e-6 + 1e-5 * abs(mirrored):
+                raise Wrong(
+                    f"{where} you give the score of the key at offset {-offset}",
+                    "the key sits at n = m + offset: the query's turn e^(imθ) times the conjugate of the "
+                    "key's e^(inθ) leaves e^(−i(n − m)θ)",
+                )
+            parallel = sum(
+                ((q[2 * j] * k[2 * j] + q[2 * j + 1] * k[2 * j + 1]) * math.cos(offset * theta[j])).item()
+                for j in range(d // 2)
+            )
+            if offset != 0 and abs(got - parallel) <= 1e-6 + 1e-5 * abs(parallel):
+                raise Wrong(
+                    f"{where} your score leaves out the sine terms",
+                    "q_j conj(k_j) is a complex number: its imaginary part, times sin(offset·θ_j), counts "
+                    "wherever a pair of q and the pair of k are not parallel",
+                )
+            raise Wrong(
+                f"{where} you give {got:.4g}; the rotated q and k score {want:.4g}",
+                "pair j is channels (2j, 2j + 1) as q_{2j} + i·q_{2j+1}, turning by θ_j = base^(−2j/d) per "
+                "position",
+            )
+    return (
+        "Re Σ q_j conj(k_j) e^(−i·offset·θ_j): the same at every query position, and not even in the offset, "
+        "so RoPE tells left from right"
     )

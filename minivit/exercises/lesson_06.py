@@ -12,6 +12,8 @@ from minivit.exercises.core import (
     expect,
     function,
     indices,
+    kind,
+    not_none,
     number,
     same,
     seeded,
@@ -155,4 +157,72 @@ def _uniform_distance(answer) -> str:
         f"{_window_distance((3, 3), math.inf):.2f} patches on 3×3 with no limit (the lesson's yardstick), "
         f"{_window_distance((14, 14), 1.5):.2f} on 14×14 within 1.5: a head that looks next door has a "
         "distance near 1, whatever the grid"
+    )
+
+
+def _symmetries(grid) -> set[tuple[int, ...]]:
+    """The permutations of a grid's patches that keep every distance: its mirrors and turns."""
+    gh, gw = grid
+    cells = torch.arange(gh * gw).view(gh, gw)
+    maps = [cells, cells.flip(0), cells.flip(1), cells.flip(0, 1)]
+    if gh == gw:
+        maps += [cells.T, cells.T.flip(0), cells.T.flip(1), cells.T.flip(0, 1)]
+    return {tuple(m.reshape(-1).tolist()) for m in maps}
+
+
+@exercise(
+    "06.6",
+    "every shuffle of the patches that keeps all distances",
+    hint="return a list of permutations, each a tensor [gh·gw] as shuffle_patches takes it",
+)
+def _distance_keeping(answer) -> str:
+    f = function(answer, "(grid)")
+    form = "return a list of permutations, each a tensor [gh·gw] of patch indices"
+    for grid in ((4, 4), (3, 5), (1, 4), (2, 2)):
+        gh, gw = grid
+        n = gh * gw
+        got = f(grid)
+        not_none(got, "a list of permutations", form)
+        if isinstance(got, torch.Tensor) and got.ndim == 2:
+            got = list(got)
+        expect(
+            isinstance(got, (list, tuple, set, frozenset)),
+            f"for grid {grid} the answer is {kind(got)}, not a list of permutations",
+            form,
+        )
+        perms = [tuple(indices(p, form, n).tolist()) for p in got]
+        d = torch.cdist(*(2 * [torch.cartesian_prod(torch.arange(gh), torch.arange(gw)).double()]))
+        for p in perms:
+            expect(
+                sorted(p) == list(range(n)),
+                f"for grid {grid}, {list(p)} is not a permutation of 0..{n - 1}",
+                "each patch once: patch perm[i] of the input lands at place i",
+            )
+            t = torch.tensor(p)
+            moved = (d[t][:, t] - d).abs().gt(1e-9).nonzero()
+            if len(moved):
+                i, j = (int(x) for x in moved[0])
+                raise Wrong(
+                    f"for grid {grid}, {list(p)} takes places {i} and {j} from patches {d[i, j]:.3g} apart "
+                    f"to {d[t[i], t[j]]:.3g}",
+                    "a quarter turn or a transpose fits only a square grid"
+                    if gh != gw
+                    else "keep every distance: the mirrors and the turns of the grid",
+                )
+        expect(
+            len(set(perms)) == len(perms),
+            f"for grid {grid} your list holds one permutation twice",
+            "list each once: on a grid of one row the top-bottom mirror moves nothing, and the half turn is "
+            "the left-right mirror",
+        )
+        want = _symmetries(grid)
+        expect(
+            set(perms) == want,
+            f"for grid {grid} you list {len(perms)} permutations; {len(want)} keep every distance",
+            "the identity too, both mirrors, and the turns the grid allows (a square: four turns and the two "
+            "diagonal mirrors)",
+        )
+    return (
+        "8 on a square grid, 4 on another, 2 on a single row: an alibi2d model with mean pooling answers a "
+        "scene and each of these rearrangements alike"
     )

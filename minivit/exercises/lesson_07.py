@@ -14,6 +14,7 @@ from minivit.exercises.core import (
     indices,
     kind,
     not_none,
+    number,
     shape_text,
 )
 
@@ -254,3 +255,84 @@ def _grades(answer) -> str:
             "and the different symbols each shows, and the two together",
         )
     return "binary, ternary and quaternary as lst.grades has them: how much of the grid the deduction needs"
+
+
+def _shown(p: list[int]) -> set[tuple[int, int]]:
+    """A puzzle's (cell, value) pairs: the shown symbols 1-4 and the query, 5."""
+    return {(i, v) for i, v in enumerate(p) if v != 0}
+
+
+def _jaccard_pairs() -> list[tuple[str, list[int], list[int]]]:
+    """Pairs of puzzles from one Latin square and from two, with their queries at one cell or two."""
+    from minivit.data import lst
+
+    squares = lst.latin_squares()
+    g = torch.Generator().manual_seed(3)
+    out = []
+    for name, (s, t), (qa, qb) in (
+        ("two puzzles of one square, one query cell", (0, 0), (5, 5)),
+        ("two puzzles of one square, two query cells", (7, 7), (0, 15)),
+        ("puzzles of two squares", (11, 300), (6, 9)),
+        ("puzzles of two squares, one query cell", (40, 41), (12, 12)),
+    ):
+        a, b = squares[s].tolist(), squares[t].tolist()
+        a = [v if torch.rand(1, generator=g).item() < 0.5 else 0 for v in a]
+        b = [v if torch.rand(1, generator=g).item() < 0.7 else 0 for v in b]
+        a[qa], b[qb] = 5, 5
+        out.append((name, a, b))
+    out.append(("a puzzle and itself", out[0][1], out[0][1]))
+    return out
+
+
+@exercise(
+    "07.7",
+    "the Jaccard distance of two puzzles",
+    hint="return a number: 1 − |A ∩ B| / |A ∪ B|, A and B the (cell, value) pairs each puzzle shows",
+)
+def _jaccard(answer) -> str:
+    from minivit.data import lst
+
+    f = function(
+        answer,
+        "(a, b)",
+        refuse=(
+            lst.min_jaccard_distance,
+            "lst.min_jaccard_distance",
+            "write the sets of (cell, value) pairs yourself: a shown symbol 1-4 or the query 5, never a "
+            "blank",
+        ),
+    )
+    form = "return the distance, one number from 0 to 1"
+    for pair, a, b in _jaccard_pairs():
+        got = number(f(torch.tensor(a), torch.tensor(b)), form)
+        sa, sb = _shown(a), _shown(b)
+        want = 1 - len(sa & sb) / len(sa | sb)
+        if abs(got - want) <= 1e-6:
+            continue
+        expect(
+            abs(got - (1 - want)) > 1e-6,
+            f"for {pair} you give {got:.4f}: the similarity, not the distance",
+            "the distance is 1 minus the share of shared pairs",
+        )
+        everything = {(i, v) for i, v in enumerate(a)}, {(i, v) for i, v in enumerate(b)}
+        expect(
+            abs(got - (1 - len(everything[0] & everything[1]) / len(everything[0] | everything[1]))) > 1e-6,
+            f"for {pair} you give {got:.4f}: your sets hold the blank cells too",
+            "a puzzle shows its symbols and its query; a blank cell shows nothing, and two puzzles that "
+            "leave one cell blank share nothing there",
+        )
+        symbols = [{(i, v) for i, v in enumerate(p) if 1 <= v <= 4} for p in (a, b)]
+        expect(
+            abs(got - (1 - len(symbols[0] & symbols[1]) / len(symbols[0] | symbols[1]))) > 1e-6,
+            f"for {pair} you give {got:.4f}: the query is left out",
+            "the query's cell is a pair (cell, 5) too: two puzzles that ask at one cell share it",
+        )
+        raise Wrong(
+            f"for {pair} you give {got:.4f}, the distance is {want:.4f}",
+            "each puzzle is a set of (cell, value) pairs, value 1-4 or 5 for the query; a pair is shared "
+            "when both puzzles show the same value in the same cell",
+        )
+    return (
+        "puzzles of one square that show different cells are far apart too; a study puzzle at 0.8 or more "
+        "shares at most a fifth of the pairs with its nearest generated puzzle"
+    )

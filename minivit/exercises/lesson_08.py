@@ -11,6 +11,7 @@ from minivit.exercises.core import (
     expect,
     function,
     indices,
+    number,
     same,
     tensor,
 )
@@ -138,4 +139,49 @@ def _resample_with_cls(answer) -> str:
     return (
         "the class token's row passes through as it is; the grid's rows are resized as an image with one "
         f"channel per dimension ({how})"
+    )
+
+
+@exercise(
+    "08.8",
+    "the share of patches a recomputed encoding meets at an unseen coordinate",
+    hint="return a number from 0 to 1: the patches of the new grid whose row or column lies past the "
+    "trained grid's, over all its patches",
+)
+def _unseen_share(answer) -> str:
+    f = function(answer, "(trained, new)")
+    form = "return the share, a number from 0 to 1"
+    for trained, new in (
+        ((3, 3), (6, 6)),
+        ((3, 5), (4, 4)),
+        ((4, 4), (2, 2)),
+        ((2, 6), (5, 3)),
+        ((4, 4), (4, 7)),
+    ):
+        got = number(f(trained, new), form)
+        (th, tw), (nh, nw) = trained, new
+        want = 1 - min(th, nh) * min(tw, nw) / (nh * nw)
+        if abs(got - want) <= 1e-6:
+            continue
+        where = f"from {th}×{tw} to {nh}×{nw}"
+        both = max(0, 1 - th / nh) * max(0, 1 - tw / nw)
+        expect(
+            abs(got - both) > 1e-6,
+            f"{where} you give {got:.4f}, the patches whose row and column are both new",
+            "one new coordinate is enough: a patch in a new column meets a column the model never saw, "
+            "whatever its row",
+        )
+        expect(
+            got >= -1e-9,
+            f"{where} you give {got:.4f}, a negative share",
+            "on a smaller grid every coordinate was seen in training",
+        )
+        raise Wrong(
+            f"{where} you give {got:.4f}, the share is {want:.4f}",
+            "a patch (r, c) of the new grid was seen in training when r < trained rows and c < trained "
+            "columns; count the others",
+        )
+    return (
+        "from 3×3 to 6×6, three patches in four meet a row or a column the model never saw; position "
+        "interpolation puts every one back inside the trained range"
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from minivit.exercises.core import (
@@ -143,4 +145,59 @@ def _break_even(answer) -> str:
     raise Wrong(
         f"at {t:g} tokens attention's 12 T² D L is {ratio:.2f} times the 6 × parameters × tokens of the rest",
         "the parameters do not change with the token count (sincos2d has no table): solve 6 P T = 12 T² D L",
+    )
+
+
+def _cutmix_weight(h: int, w: int, lam: float, cy: int, cx: int) -> float:
+    """The own label's weight after CutMix pastes its box at (cy, cx), cut off at the border."""
+    bh, bw = round(h * math.sqrt(1 - lam)), round(w * math.sqrt(1 - lam))
+    y0, y1 = max(cy - bh // 2, 0), min(cy + bh - bh // 2, h)
+    x0, x1 = max(cx - bw // 2, 0), min(cx + bw - bw // 2, w)
+    return 1 - (y1 - y0) * (x1 - x0) / (h * w)
+
+
+@exercise(
+    "09.9",
+    "the own label's weight after CutMix",
+    hint="return a number: 1 − (the pasted box's area after cutting it at the border) / (H · W)",
+)
+def _cutmix(answer) -> str:
+    f = function(answer, "(H, W, lam, cy, cx)")
+    form = "return the weight of the image's own label, one number"
+    for h, w, lam, cy, cx in (
+        (32, 32, 0.64, 16, 16),
+        (32, 32, 0.3, 2, 30),
+        (24, 40, 0.5, 0, 0),
+        (28, 28, 0.9, 27, 5),
+    ):
+        got = number(f(h, w, lam, cy, cx), form)
+        want = _cutmix_weight(h, w, lam, cy, cx)
+        if abs(got - want) <= 1e-6:
+            continue
+        where = f"with λ = {lam:g} and the box's centre at ({cy}, {cx}) of a {h}×{w} image"
+        if abs(got - lam) <= 1e-6:
+            bh, bw = round(h * math.sqrt(1 - lam)), round(w * math.sqrt(1 - lam))
+            cut = cy - bh // 2 < 0 or cy + bh - bh // 2 > h or cx - bw // 2 < 0 or cx + bw - bw // 2 > w
+            raise Wrong(
+                f"{where} you give the drawn λ",
+                "the box is cut off where it passes the border: the weight comes from the area actually "
+                "pasted"
+                if cut
+                else f"the box's sides are whole pixels, here {bh} by {bw}: the weight comes from the area "
+                "actually pasted",
+            )
+        expect(
+            abs(got - (1 - want)) > 1e-6,
+            f"{where} you give {got:.4f}, the partner's weight",
+            "the box holds the partner's pixels; the own label keeps the rest of the image",
+        )
+        raise Wrong(
+            f"{where} you give {got:.4f}, the own label's weight is {want:.4f}",
+            f"the box has h = round(H√(1 − λ)) rows (here {round(h * math.sqrt(1 - lam))}) and "
+            "round(W√(1 − λ)) columns, from cy − h // 2 to cy + h − h // 2 and likewise across; cut both "
+            "ends to the image",
+        )
+    return (
+        "the weight counts the pixels actually pasted: a box at a corner loses up to three quarters of its "
+        "area, and the own label keeps more than λ"
     )

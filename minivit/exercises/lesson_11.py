@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import functools
+import math
 from fractions import Fraction
 
 import torch
 
 from minivit.exercises.core import (
     Wrong,
+    differs,
     exercise,
     expect,
     function,
     number,
+    same,
     seeded,
+    tensor,
     whole,
 )
 
@@ -139,4 +143,101 @@ def _offset_fraction(answer) -> str:
         f"0 for scores of the offset alone, {results[1]:.2f} for this draw of random ones on 4×4 (about "
         f"{expected:.2f} on average: the 49 offsets' means fit part of any 256 scores): the lesson's "
         "offset-only test"
+    )
+
+
+@exercise(
+    "11.7",
+    "the mean attention distance of a model with a class token",
+    hint="return a tensor [H]: per head, the distance to the patches each patch query attends to, its "
+    "weights over the patches summing to 1, averaged over queries and images",
+)
+def _attention_distance(answer) -> str:
+    from minivit import analysis
+
+    f = function(
+        answer,
+        "(weights, grid)",
+        refuse=(
+            analysis.mean_attention_distance,
+            "analysis.mean_attention_distance",
+            "the exercise asks you to write it: drop the class token's row and column, renormalise, weigh "
+            "the grid distances",
+        ),
+    )
+    g = torch.Generator().manual_seed(0)
+    for b, h, grid in ((3, 2, (4, 4)), (2, 3, (3, 5))):
+        n = grid[0] * grid[1]
+        logits = 2 * torch.randn(b, h, 1 + n, 1 + n, generator=g, dtype=torch.float64)
+        logits[..., 0] += 2.0  # the class token draws much of the weight
+        weights = logits.softmax(-1)
+        want = analysis.mean_attention_distance(weights, grid, num_prefix_tokens=1).double()
+        got = tensor(f(weights.clone(), grid), "return one distance per head, a tensor [H]", (h,))
+        if same(got, want, atol=1e-5):
+            continue
+        where = f"on a {grid[0]}×{grid[1]} grid with a class token"
+        d = analysis.grid_distances(grid).double()
+        kept = (weights[..., 1:, 1:] * d).sum(-1).mean(dim=(0, 2))
+        if same(got, kept, atol=1e-5):
+            raise Wrong(
+                f"{where} your distances are too short: a query's weights over the patches sum to under 1",
+                "drop the class token as a key, then renormalise each query's weights over the patches",
+            )
+        raise Wrong(
+            f"{where}, " + differs(got, want, "head"),
+            "the class token is no patch: leave out its row (as a query) and its column (as a key); the "
+            "patches are in raster order, (r, c) at 1 + r·gw + c; Euclidean distance in patches",
+        )
+    return (
+        "the class token left out as a query and as a key: with uniform attention a head scores the grid's "
+        "mean distance, 2.008 patches on 4×4"
+    )
+
+
+@exercise(
+    "11.8",
+    "the four terms of a score",
+    hint="return a tensor [4, N, N]: content·content, content·position, position·content, "
+    "position·position, each divided by √Dh",
+)
+def _four_terms(answer) -> str:
+    f = function(answer, "(c, e, wq, wk)")
+    g = torch.Generator().manual_seed(0)
+    names = ("content·content", "content·position", "position·content", "position·position")
+    for n, d, dh in ((5, 8, 4), (7, 12, 6)):
+        c, e = torch.randn(2, n, d, generator=g, dtype=torch.float64)
+        wq, wk = torch.randn(2, dh, d, generator=g, dtype=torch.float64)
+        parts = ((c, c), (c, e), (e, c), (e, e))  # (query's part, key's part)
+        want = torch.stack([(a @ wq.T) @ (b @ wk.T).T for a, b in parts]) / math.sqrt(dh)
+        got = tensor(f(c.clone(), e.clone(), wq.clone(), wk.clone()), "return a tensor [4, N, N]", (4, n, n))
+        if same(got, want):
+            continue
+        where = f"for {n} tokens of width {d} and Dh = {dh}"
+        if same(got, want * math.sqrt(dh)):
+            raise Wrong(
+                f"{where} your terms are √Dh times too large", "divide each term by √Dh, as the score is"
+            )
+        if same(got, want * math.sqrt(dh / d)):
+            raise Wrong(
+                f"{where} your terms are divided by √D, the model's width",
+                "the score divides by √Dh, one head's width: wq.shape[0]",
+            )
+        if same(got[[0, 2, 1, 3]], want):
+            raise Wrong(
+                f"{where} your content·position and position·content are swapped",
+                "content·position is the query's content against the key's position: q(c_i)·k(e_j)",
+            )
+        if same(got.transpose(1, 2), want):
+            raise Wrong(
+                f"{where} your terms are transposed",
+                "row i is the query, column j the key: entry (i, j) is q(x_i)·k(x_j)",
+            )
+        term = next(t for t in range(4) if not same(got[t], want[t]))
+        raise Wrong(
+            f"{where}, the {names[term]} term: " + differs(got[term], want[term]),
+            "q(x) = x @ wq.T and k(x) = x @ wk.T; each term is q(one part) @ k(other part).T / √Dh",
+        )
+    return (
+        "the four add up to (q(c + e) · k(c + e)) / √Dh, since q and k are linear; the mixed terms pair "
+        "one token's content with another's position"
     )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 
-from minivit.exercises.core import Wrong, differs, exercise, expect, function, same, seeded, tensor
+from minivit.exercises.core import Wrong, differs, exercise, expect, function, number, same, seeded, tensor
 
 _J = torch.tensor([[0.0, -1.0], [1.0, 0.0]], dtype=torch.float64)  # exp(phi J) turns a pair by phi
 
@@ -182,4 +183,72 @@ def _diagonal_group(answer) -> str:
     return (
         f"of K = 2 .. 12, only K = {', '.join(map(str, have))} have a group at 135° (k = 3K/4): axial RoPE "
         "(K = 2) has none, and neither do 6 or 10 directions, which miss 135°"
+    )
+
+
+def _pope_score(q, k, offset, theta, delta, x_key=(2.0, 1.0)) -> float:
+    """PoPE's score of q at x_key + offset against k at x_key, by the package's `polar`."""
+    from minivit.posenc.pope import polar
+
+    x_k = torch.tensor(x_key, dtype=torch.float64)
+    x_q = x_k + torch.as_tensor(offset, dtype=torch.float64)
+    return (polar(q, theta @ x_q) @ polar(k, theta @ x_k + delta)).item()
+
+
+@exercise(
+    "12.8",
+    "PoPE's score from its formula",
+    hint="return a number: Σ_c softplus(q_c) softplus(k_c) cos(θ_c · (x_q − x_k) − δ_c)",
+)
+def _pope(answer) -> str:
+    from minivit.posenc.pope import pope_frequencies
+
+    f = function(answer, "(q, k, offset, theta, delta)")
+    g = torch.Generator().manual_seed(0)
+    form = "return the score, one number"
+    for dh in (8, 16):
+        freqs = pope_frequencies(dh, 100.0)  # (Dh/2,)
+        zero = torch.zeros_like(freqs)
+        # (Dh, 2), each channel's turn per row and per column: the first half turns with the column
+        theta = torch.cat([torch.stack([zero, freqs], 1), torch.stack([freqs, zero], 1)])
+        for offset in ((1.0, -2.0), (0.0, 0.0), (-3.0, 1.0)):
+            q, k = torch.randn(2, dh, generator=g, dtype=torch.float64)
+            delta = -2 * torch.pi * torch.rand(dh, generator=g, dtype=torch.float64)
+            off = torch.tensor(offset, dtype=torch.float64)
+            want = _pope_score(q, k, off, theta, delta)
+            got = number(f(q.clone(), k.clone(), off.clone(), theta.clone(), delta.clone()), form)
+            if abs(got - want) <= 1e-6 + 1e-5 * abs(want):
+                continue
+            where = f"for Dh = {dh} at offset ({offset[0]:g}, {offset[1]:g})"
+
+            def near(value: float, got: float = got) -> bool:
+                return abs(got - value) <= 1e-6 + 1e-5 * abs(value)
+
+            turn = theta @ off
+            sp = F.softplus(q) * F.softplus(k)
+            if near((q * k * (turn - delta).cos()).sum().item()):
+                raise Wrong(
+                    f"{where} your channels' lengths are q_c and k_c themselves",
+                    "PoPE gives content no angle: each channel's length is softplus of it, never negative",
+                )
+            if near((sp * (turn + delta).cos()).sum().item()):
+                raise Wrong(
+                    f"{where} your phase enters with the wrong sign (or your offset is the key's place minus "
+                    "the query's)",
+                    "the key carries the phase: its angle is θ_c · x_k + δ_c, so the difference is "
+                    "θ_c · (x_q − x_k) − δ_c",
+                )
+            if near(want / (2 * dh) ** 0.5):
+                raise Wrong(
+                    f"{where} you divide by √(2 Dh)",
+                    "that scaling belongs to attention; the exercise asks for the score s itself",
+                )
+            raise Wrong(
+                f"{where} you give {got:.4g}, the score is {want:.4g}",
+                "θ_c · (x_q − x_k) is the dot product of channel c's rates (per row, per column) with the "
+                "offset; each channel adds softplus(q_c) softplus(k_c) cos(that − δ_c)",
+            )
+    return (
+        "with δ = 0 every channel's term is largest at offset 0, whatever q and k: content sets how much a "
+        "channel counts, the phase δ where it looks"
     )
