@@ -329,6 +329,12 @@ def record_asserts(notebook: Path) -> None:
     nbformat.write(nb, notebook)
 
 
+def _ends(message: str, head: int = 200, tail: int = 800) -> str:
+    """A long error message's start and end: a subprocess's error, quoted at the end of the message
+    that reports it, is kept."""
+    return message if len(message) <= head + tail else f"{message[:head]} … {message[-tail:]}"
+
+
 def cell_errors(notebook: Path) -> list[dict]:
     """The cells of an executed notebook that raised (a null run goes on past them, ``--allow-errors``):
     each cell's number, the line that raised where the traceback names one, and the error."""
@@ -342,7 +348,7 @@ def cell_errors(notebook: Path) -> list[dict]:
             trace = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(out.get("traceback", [])))
             lines = re.findall(r"^-*> *\d+ (.*)$", trace, flags=re.M)
             found.append({"cell": index, "line": (lines[-1] if lines else "").strip()[:300],
-                          "error": f"{out.get('ename')}: {out.get('evalue', '')}"[:300]})  # fmt: skip
+                          "error": _ends(f"{out.get('ename')}: {out.get('evalue', '')}")})  # fmt: skip
     return found
 
 

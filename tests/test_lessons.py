@@ -502,6 +502,22 @@ def test_a_restated_bound_judges_the_recorded_runs_again():
     assert claims.judged(record, claims.claim_specs(computed)["x learns"]) == record
 
 
+def test_a_cell_error_keeps_the_end_of_a_long_message(tmp_path):
+    """A null run's cell that raised is recorded with its message's start and end: a subprocess's
+    error, quoted at the end of the message that reports it, is what says why."""
+    claims = _claims_benchmark()
+    message = "the run 'two' exited with 1:\n" + "[rank0]:   File x, line 1\n" * 100 + "ValueError: the cause"
+    notebook = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("raise_it()")
+    cell.outputs = [nbformat.v4.new_output("error", ename="RuntimeError", evalue=message, traceback=[])]
+    notebook.cells = [cell]
+    path = tmp_path / "n.ipynb"
+    nbformat.write(notebook, path)
+    (found,) = claims.cell_errors(path)
+    assert found["error"].startswith("RuntimeError: the run 'two' exited with 1")
+    assert found["error"].endswith("ValueError: the cause") and len(found["error"]) < 1100
+
+
 def test_a_check_kept_apart_reports_failures_and_margins_outside_the_sweep():
     claims = _claims_benchmark()
     name = LESSONS[0].stem
