@@ -13,7 +13,12 @@ What it does, in order:
    file that is not a page goes to its source on the code host;
 2. draws the frames of each lesson's first explorer (`docs/explorers.py`; cached in
    `docs/_build/frames/`, redrawn only when the package or a recipe changes);
-3. runs Sphinx (MyST-NB, sphinx-book-theme; `docs/conf.py`) with the notebooks' execution off.
+3. runs Sphinx (MyST-NB, sphinx-book-theme; `docs/conf.py`) with the notebooks' execution off; a
+   warning fails the build (after every warning is reported);
+4. puts each lesson's committed notebook where the page's "Download .ipynb" button points.
+
+On a lesson's page each progress bar shows where the recorded run ended (from the widget's state
+saved in the notebook), and `docs/api.md` becomes one page per module under `docs/api/`.
 
 Reading time is the words of a lesson's markdown cells over 200 a minute; run time is the median
 time of the margin sweep on one thread, from `lessons/CLAIMS.md`.
@@ -22,10 +27,13 @@ time of the margin sweep on one thread, from `lessons/CLAIMS.md`.
 from __future__ import annotations
 
 import argparse
+import ast
 import copy
 import functools
 import hashlib
+import html
 import http.server
+import importlib
 import json
 import re
 import shutil
@@ -47,6 +55,7 @@ REPO = f"https://github.com/{REPOSITORY}"
 COLAB = f"https://colab.research.google.com/github/{REPOSITORY}/blob/main"
 WIDGET = "application/vnd.jupyter.widget-view+json"
 WORDS_PER_MINUTE = 200
+BAR_CELLS = 10  # a progress bar's width in characters, as tqdm draws it
 
 LINK = re.compile(r"(!?\[[^\]\n]*\]\()([^)\s]+)(\))")  # [text](target) and ![alt](target)
 HTML_SRC = re.compile(r'((?:src|href)=")([^"]+)(")')
@@ -54,6 +63,13 @@ EXPLORER = re.compile(r"widgets\.(\w+_explorer)\(")
 CHECK = re.compile(r'exercises\.check\(\s*"(\d\d\.\d+)"')
 BADGE = re.compile(r"\[!\[Open In Colab\]\([^)]*\)\]\([^)]*\)\n*")
 SOLUTION = re.compile(r"^## (\d\d)\.(\d+)\b", re.M)
+ARXIV = re.compile(r"(?<![\w/\[])arXiv:? ?(\d{4}\.\d{4,5})\b(?!\]\()")  # "arXiv 2104.09864", not a link
+CITED = re.compile(r"([A-Z][\w'-]+(?: et al\.| (?:&|and) [A-Z][\w'-]+)) \(?(\d{4})")  # "Su et al. 2021"
+API_SECTION_NAME = re.compile(r"^\.\. automodule:: (minivit[\w.]*)$", re.M)
+# a module's section of docs/api.md: its heading and its automodule block
+API_SECTION = re.compile(
+    r"^### `(minivit[\w.]*)`\n+(```\{eval-rst\}\n\.\. automodule:: \1\n(?:   [^\n]*\n)*```\n)", re.M
+)
 
 
 def lessons() -> list[Path]:
@@ -167,10 +183,34 @@ def player(manifest: dict, lesson: str) -> str:
     )
 
 
+def finished_bars(nb: dict) -> dict[str, str]:
+    """Each progress bar of the recorded run (tqdm's widget: a label, a bar and a tally in an HBox),
+    as text in its last state, by the widget's id. The output's own text is the bar's first state
+    ("0%| | 0/625"): the widget's state, saved with the notebook, holds where the run ended."""
+    state = nb["metadata"].get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    models = state.get("state", {})
+    bars = {}
+    for model_id, model in models.items():
+        if model.get("model_name") != "HBoxModel":
+            continue
+        parts = [models.get(c.removeprefix("IPY_MODEL_"), {}) for c in model["state"].get("children", [])]
+        names = [p.get("model_name") for p in parts]
+        if names != ["HTMLModel", "FloatProgressModel", "HTMLModel"]:
+            continue
+        label, progress, tally = (p["state"] for p in parts)
+        done = progress["value"] / progress["max"] if progress.get("max") else 0.0
+        cells = round(done * BAR_CELLS)
+        bar = "\u2588" * cells + " " * (BAR_CELLS - cells)
+        text = f"{label['value']}|{bar}|{tally['value']}"
+        bars[model_id] = html.unescape(text).replace("\u2007", " ")
+    return bars
+
+
 def lesson_page(path: Path, site: dict[str, str], frames: dict, solved: set[str]) -> dict:
     """A lesson's notebook as the site shows it (never executed: its outputs are the recorded run)."""
     nb = json.loads(path.read_text())
     stem = path.stem
+    bars = finished_bars(nb)
     nb["metadata"].pop("widgets", None)  # the widgets' state: the page has no kernel to drive them
     source = f"lessons/{path.name}"
     times = run_times()
@@ -189,7 +229,7 @@ def lesson_page(path: Path, site: dict[str, str], frames: dict, solved: set[str]
         text = "".join(cell["source"])
         if cell["cell_type"] == "markdown":
             text = BADGE.sub("", text)  # the page's own line links to Colab; the badge is an outside image
-            cell["source"] = rewrite_links(text, source, site)
+            cell["source"] = cite(rewrite_links(text, source, site))
             cells.append(cell)
             if i == 0:
                 cells.append(markdown_cell(line))
@@ -198,7 +238,9 @@ def lesson_page(path: Path, site: dict[str, str], frames: dict, solved: set[str]
             cells.append(cell)
             continue
         for out in cell.get("outputs", []):
-            out.get("data", {}).pop(WIDGET, None)
+            view = out.get("data", {}).pop(WIDGET, None)
+            if view and view.get("model_id") in bars:  # a progress bar: where the run ended
+                out["data"]["text/plain"] = bars[view["model_id"]]
         explorer = EXPLORER.search(text)
         if explorer:
             cell["outputs"] = []  # the widget's text stand-in ("VBox(...)") says nothing on a page
@@ -266,8 +308,107 @@ def home_page(readme: str, site: dict[str, str]) -> str:
     toc += [
         p.removesuffix(".md") for p in ("lessons/CLAIMS.md", "benchmarks/README.md") if p in site.values()
     ]
-    toc += ["```", ""]
+    toc += ["docs/references", "```", ""]
     return text + "\n" + "\n".join(toc)
+
+
+def module_summary(module: str) -> str:
+    """The first paragraph of a module's docstring, read from its file (nothing imported), as one line
+    of Markdown."""
+    base = ROOT / Path(*module.split("."))
+    path = base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+    doc = ast.get_docstring(ast.parse(path.read_text())) if path.is_file() else None
+    first = " ".join((doc or "").split("\n\n")[0].split())
+    return re.sub(r"([*$|<])", r"\\\1", first)
+
+
+def documented_elsewhere(module: str, documented: set[str]) -> list[str]:
+    """The names in a module's `__all__` that another module of the API reference defines."""
+    try:
+        imported = importlib.import_module(module)
+    except ImportError:
+        return []  # Sphinx says why, when it documents the module
+    names = getattr(imported, "__all__", [])
+    return [
+        n for n in names if getattr(getattr(imported, n, None), "__module__", module) in documented - {module}
+    ]
+
+
+def api_pages(text: str) -> tuple[str, dict[str, str]]:
+    """docs/api.md as the site shows it: one page per module (its `automodule` section), and the
+    reference page a list of the modules under its headings, each with its docstring's first
+    paragraph, linked to its page."""
+    pages = {}
+    documented = set(API_SECTION_NAME.findall(text))
+
+    def entry(m: re.Match) -> str:
+        module = m.group(1)
+        block = m.group(2)
+        elsewhere = documented_elsewhere(module, documented)
+        if elsewhere:  # a name the module re-exports is documented on its own module's page
+            block = block.replace(
+                "   :members:\n", f"   :members:\n   :exclude-members: {', '.join(elsewhere)}\n"
+            )
+        # the docstrings' blocks shown as written are plain text, not Python
+        pages[module] = f"# `{module}`\n\n```{{eval-rst}}\n.. highlight:: text\n```\n\n{block}"
+        summary = module_summary(module)
+        return f"- [`{module}`](api/{module}.md)" + (f": {summary}" if summary else "") + "\n"
+
+    index = API_SECTION.sub(entry, text)
+    index = re.sub(r"(?m)^(- \[`[^\n]*\n)\n+(?=- \[`)", r"\1", index)  # one list per heading
+    toc = ["```{toctree}", ":hidden:", ":maxdepth: 1", "", *[f"api/{m}" for m in pages], "```", ""]
+    return index.rstrip("\n") + "\n\n" + "\n".join(toc), pages
+
+
+def arxiv_label(number: str) -> str:
+    return "arxiv-" + number.replace(".", "-")
+
+
+def cite(text: str) -> str:
+    """Each "arXiv NNNN.NNNNN" of a lesson's text (not in code) linked to its entry in the references."""
+    parts = re.split(r"(```.*?```|`[^`\n]*`)", text, flags=re.S)
+    for i in range(0, len(parts), 2):
+        parts[i] = ARXIV.sub(lambda m: f"{{ref}}`arXiv {m.group(1)} <{arxiv_label(m.group(1))}>`", parts[i])
+    return "".join(parts)
+
+
+def citations() -> dict[str, dict]:
+    """Every paper the lessons cite by its arXiv number: who and when (the "Su et al. 2021" before
+    the number, where the text names them) and the lessons that cite it."""
+    found: dict[str, dict] = {}
+    for path in lessons():
+        nb = json.loads(path.read_text())
+        for cell in nb["cells"]:
+            if cell["cell_type"] != "markdown":
+                continue
+            text = "".join(cell["source"])
+            for m in ARXIV.finditer(text):
+                entry = found.setdefault(m.group(1), {"by": None, "lessons": []})
+                before = CITED.findall(text[max(0, m.start() - 80) : m.start()])
+                if before and not entry["by"]:
+                    entry["by"] = f"{before[-1][0]} {before[-1][1]}"
+                if path.stem not in entry["lessons"]:
+                    entry["lessons"].append(path.stem)
+    return dict(sorted(found.items()))
+
+
+def references_page(found: dict[str, dict]) -> str:
+    """The papers the lessons cite, each with its link to arxiv.org and to the lessons that cite it."""
+    out = [
+        "# References",
+        "",
+        "The papers the lessons cite, by their arXiv number (the year and month of the preprint, then "
+        "its number): each links to its abstract on arxiv.org and to the lessons that cite it. In a "
+        "lesson, a paper's arXiv number links here.",
+        "",
+    ]
+    for number, entry in found.items():
+        cited = ", ".join(f"[{stem[:2]}](../lessons/{stem}.ipynb)" for stem in entry["lessons"])
+        who = f"{entry['by']}: " if entry["by"] else ""
+        lesson = "lessons" if len(entry["lessons"]) > 1 else "lesson"
+        link = f"[arXiv {number}](https://arxiv.org/abs/{number})"
+        out += [f"({arxiv_label(number)})=", f"{who}{link}, cited in {lesson} {cited}", ""]
+    return "\n".join(out)
 
 
 def write_if_changed(path: Path, text: str) -> None:
@@ -291,8 +432,15 @@ def write_sources(frames: dict) -> None:
             text = solutions_page(rewrite_links(text, repo_path, site))
         else:
             text = rewrite_links(text, repo_path, site)
+        if repo_path == "docs/api.md":
+            text, modules = api_pages(text)
+            for module, page in modules.items():
+                write_if_changed(SRC / "docs" / "api" / f"{module}.md", page)
+                written.add(SRC / "docs" / "api" / f"{module}.md")
         write_if_changed(SRC / site_path, text)
         written.add(SRC / site_path)
+    write_if_changed(SRC / "docs" / "references.md", references_page(citations()))
+    written.add(SRC / "docs" / "references.md")
     for picture in sorted((ROOT / "assets").glob("*")):
         write_bytes = SRC / "assets" / picture.name
         write_bytes.parent.mkdir(parents=True, exist_ok=True)
@@ -314,7 +462,10 @@ def build(quiet: bool = False) -> float:
     if extra.exists():
         shutil.rmtree(extra)
     shutil.copytree(FRAMES, extra / "frames", ignore=shutil.ignore_patterns("*.key"))
-    command = [sys.executable, "-m", "sphinx", "-b", "html", "-c", str(DOCS), "-j", "1", str(SRC), str(HTML)]
+    # -W --keep-going: every warning is reported, then fails the build (a page that renders wrong
+    # says so here rather than on the site)
+    command = [sys.executable, "-m", "sphinx", "-b", "html", "-c", str(DOCS), "-j", "1", "-W", "--keep-going"]
+    command += [str(SRC), str(HTML)]
     # Sphinx rebuilds the pages whose sources (and autodoc's modules) changed; a change to conf.py's
     # functions it does not see, so a changed conf.py starts from a fresh environment
     conf_key, stamp = hashlib.sha256((DOCS / "conf.py").read_bytes()).hexdigest(), BUILD / "conf.key"
@@ -322,8 +473,14 @@ def build(quiet: bool = False) -> float:
         command.append("-E")
     if quiet:
         command.append("-q")
-    subprocess.run(command, check=True, cwd=ROOT)
+    if subprocess.run(command, cwd=ROOT).returncode != 0:
+        stamp.unlink(missing_ok=True)  # the next build starts afresh: an unchanged page warns again
+        raise SystemExit(
+            "the site's build failed: Sphinx's warnings above fail it (docs/build.py runs it with -W)"
+        )
     stamp.write_text(conf_key)
+    for path in lessons():  # "Download .ipynb" gives the lesson's own notebook, not the page's source
+        shutil.copyfile(path, HTML / "_sources" / "lessons" / path.name)
     return time.time() - start
 
 
