@@ -8,6 +8,13 @@ another page of the site resolve (the page, and the anchor where the link names 
 frame player (its first explorer; every lesson has one) must switch its picture when a slider is
 moved, as a reader moves it (keyboard).
 
+On a phone (390x844) and a tablet (768x1024) the menu, the page's contents and search must work
+(tapped, as a reader taps them); on a desktop the menu button collapses the sidebar. The colours
+follow the reader's system (light or dark); code cells have copy buttons; "Download .ipynb" gives
+the lesson's own notebook; progress bars show where the recorded run ended; search snippets are the
+pages' text; the API reference is a page per module; each arXiv number in a lesson links to its entry
+on the references page. The build itself fails on any Sphinx warning (docs/build.py runs it with -W).
+
 Needs Debian's `chromium` and the `playwright` package, as tests/test_browser.py; elsewhere the
 module is skipped with the reason. Run it with `make test-site` (part of `make test`).
 """
@@ -15,6 +22,7 @@ module is skipped with the reason. Run it with `make test-site` (part of `make t
 from __future__ import annotations
 
 import functools
+import html
 import http.server
 import json
 import re
@@ -84,9 +92,10 @@ def target_exists(url: str, base: str) -> str | None:
     return None
 
 
-def open_page(browser, url: str):
-    """The page at `url` once loaded and typeset, with the console errors and failed requests seen."""
-    page = browser.new_page()
+def open_page(browser, url: str, **context):
+    """The page at `url` once loaded and typeset, with the console errors and failed requests seen;
+    `context`: the browser's options for it (viewport, has_touch, color_scheme)."""
+    page = browser.new_page(**context)
     errors: list[str] = []
     page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
@@ -170,3 +179,204 @@ def test_every_lesson_is_a_page(site):
         assert (HTML / "lessons" / f"{lesson}.html").is_file(), f"lesson {lesson} has no page"
     assert (HTML / "search.html").is_file(), "the site has no search page"
     assert (HTML / "searchindex.js").is_file(), "the site has no search index"
+
+
+# A phone and a tablet (portrait, touch), and a desktop, as the theme's layouts change at 992 px
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+TABLET = {"viewport": {"width": 768, "height": 1024}, "has_touch": True, "is_mobile": True}
+DESKTOP = {"viewport": {"width": 1366, "height": 900}}
+SIZES = pytest.mark.parametrize("size", [PHONE, TABLET], ids=["phone 390x844", "tablet 768x1024"])
+
+
+def visible(page, selector: str):
+    """The one element matching `selector` that a reader can see (the theme repeats its buttons)."""
+    found = page.locator(selector).locator("visible=true")
+    assert found.count() == 1, f"{found.count()} visible {selector} on the page"
+    return found.first
+
+
+@SIZES
+def test_the_menu_opens_and_leads_to_another_lesson(site, browser, size):
+    """The menu button (the primary sidebar's toggle) opens the list of pages; a lesson in it opens."""
+    page, errors = open_page(browser, f"{site}lessons/05_rope.html", **size)
+    try:
+        visible(page, "button.primary-toggle").tap()
+        menu = page.locator("#pst-primary-sidebar-modal")
+        page.wait_for_function(
+            "() => document.querySelector('#pst-primary-sidebar-modal').open", timeout=5_000
+        )
+        link = menu.locator("a[href='06_alibi.html']")
+        assert link.is_visible(), "the menu is open but its lesson list cannot be seen"
+        link.tap()
+        page.wait_for_url("**/lessons/06_alibi.html", timeout=10_000)
+        assert not errors, "; ".join(errors)
+    finally:
+        page.close()
+
+
+@SIZES
+def test_the_contents_open_and_close(site, browser, size):
+    """The contents button (the secondary sidebar's toggle) opens the page's sections; Escape closes it."""
+    page, errors = open_page(browser, f"{site}lessons/05_rope.html", **size)
+    try:
+        visible(page, "button.secondary-toggle").tap()
+        page.wait_for_function(
+            "() => document.querySelector('#pst-secondary-sidebar-modal').open", timeout=5_000
+        )
+        sections = page.locator("#pst-secondary-sidebar-modal nav.page-toc a[href^='#']").locator(
+            "visible=true"
+        )
+        assert sections.count() >= 3, f"the contents show {sections.count()} sections"
+        page.keyboard.press("Escape")
+        page.wait_for_function(
+            "() => !document.querySelector('#pst-secondary-sidebar-modal').open", timeout=5_000
+        )
+        assert not errors, "; ".join(errors)
+    finally:
+        page.close()
+
+
+def search_results(page, query: str) -> list[str]:
+    """The snippets of the search results for `query`, once the search page has finished."""
+    page.wait_for_function(
+        "() => /Search finished/.test(document.querySelector('#search-results')?.innerText ?? '')",
+        timeout=30_000,
+    )
+    assert query.lower() in page.url.lower()
+    return page.locator("#search-results li p.context").all_inner_texts()
+
+
+@SIZES
+def test_search_from_a_phone_and_a_tablet(site, browser, size):
+    """The search button opens the search field; a query lists pages, each with a snippet of its text."""
+    page, errors = open_page(browser, f"{site}lessons/05_rope.html", **size)
+    try:
+        visible(page, "button.search-button").tap()
+        field = visible(page, "input[name=q]")
+        field.fill("rotary")
+        field.press("Enter")
+        snippets = search_results(page, "rotary")
+        assert snippets, "no result for 'rotary'"
+        assert page.locator("#search-results li").count() >= 3
+        assert not errors, "; ".join(errors)
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("query", ["rope", "sinusoid", "probe"])
+def test_search_snippets_are_the_pages_text(site, browser, query):
+    """A result's snippet is text of the page (near the word looked for), not the page's menus."""
+    page, errors = open_page(browser, f"{site}search.html?q={query}", **DESKTOP)
+    try:
+        snippets = search_results(page, query)
+        assert len(snippets) >= 3, f"{query}: {len(snippets)} snippets"
+        menus = [s for s in snippets if re.search(r"System\s+Settings|Light\s+Dark|\.ipynb\s+\.pdf", s)]
+        assert not menus, f"{query}: snippets made of the page's menus: {menus[:2]}"
+        near = [s for s in snippets if query in s.lower()]
+        assert len(near) >= len(snippets) // 2, f"{query}: snippets without the word: {snippets[:3]}"
+        assert not errors, "; ".join(errors)
+    finally:
+        page.close()
+
+
+def test_on_a_desktop_the_menu_button_collapses_the_sidebar(site, browser):
+    page, errors = open_page(browser, f"{site}lessons/05_rope.html", **DESKTOP)
+    try:
+        sidebar = page.locator("#pst-primary-sidebar")
+        assert sidebar.is_visible()
+        toggle = visible(page, "button.primary-toggle")
+        toggle.click()
+        page.wait_for_function(
+            "() => getComputedStyle(document.querySelector('#pst-primary-sidebar')).visibility === 'hidden'",
+            timeout=5_000,
+        )
+        toggle.click()
+        page.wait_for_function(
+            "() => getComputedStyle(document.querySelector('#pst-primary-sidebar')).visibility === 'visible'",
+            timeout=5_000,
+        )
+        assert not errors, "; ".join(errors)
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_colours_follow_the_readers_system(site, browser, scheme):
+    page, _ = open_page(browser, f"{site}index.html", color_scheme=scheme)
+    try:
+        assert page.evaluate("() => document.documentElement.dataset.theme") == scheme
+    finally:
+        page.close()
+
+
+def test_code_has_copy_buttons_and_outputs_none(site, browser):
+    page, errors = open_page(browser, f"{site}lessons/05_rope.html")
+    try:
+        inputs = page.locator("div.cell_input div.highlight pre").count()
+        buttons = page.locator("div.cell_input button.copybtn").count()
+        assert inputs > 10 and buttons == inputs, f"{buttons} copy buttons for {inputs} code cells"
+        assert page.locator("div.cell_output button.copybtn").count() == 0, "a copy button on an output"
+        assert not errors, "; ".join(errors)
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("lesson", [LESSONS[0], "05_rope"])
+def test_download_gives_the_lessons_own_notebook(site, browser, lesson):
+    page, _ = open_page(browser, f"{site}lessons/{lesson}.html")
+    try:
+        link = page.locator(f"a[href$='_sources/lessons/{lesson}.ipynb']")
+        assert link.count() >= 1, f"{lesson}: no download link to its notebook"
+        body = page.request.get(link.first.evaluate("a => a.href")).body()
+        assert body == (ROOT / "lessons" / f"{lesson}.ipynb").read_bytes(), f"{lesson}: not its own notebook"
+    finally:
+        page.close()
+
+
+def test_progress_bars_show_where_the_run_ended(site):
+    """A training's progress bar (a tqdm widget, gone on a static page) shows its last state, as the
+    notebook saved it, not its first ("0%| | 0/625")."""
+    bars = 0
+    for lesson in LESSONS:
+        text = (HTML / "lessons" / f"{lesson}.html").read_text()
+        frozen = re.findall(r"\s0%\|\s*\|\s*0/\d+", text)
+        assert not frozen, f"{lesson}: {len(frozen)} progress bars at 0%"
+        bars += len(re.findall(r"\d+%\|\u2588+\s*\|\s*\d+/\d+", text))
+    assert bars >= 30, f"{bars} finished progress bars on the lesson pages"
+
+
+def test_the_api_reference_is_a_page_per_module(site):
+    """docs/api.md's modules each get a page (linked from the reference's page, which lists them);
+    no page holds the whole package, and a module's plain-text formulas keep their lines."""
+    modules = re.findall(r"automodule:: (minivit[\w.]*)", (ROOT / "docs" / "api.md").read_text())
+    index = (HTML / "docs" / "api.html").read_text()
+    for module in modules:
+        page = HTML / "docs" / "api" / f"{module}.html"
+        assert page.is_file(), f"{module} has no page"
+        assert f'id="module-{module}"' in page.read_text(), f"{module}'s page does not document it"
+        assert f'href="api/{module}.html"' in index, f"the API reference does not link {module}'s page"
+    sizes = {
+        p.name: p.stat().st_size
+        for p in [HTML / "docs" / "api.html", *(HTML / "docs" / "api").glob("*.html")]
+    }
+    assert max(sizes.values()) < 400_000, f"an API page of {max(sizes.values())} bytes"
+    assert "typing.Annotated" not in (HTML / "docs" / "api" / "minivit.checks.html").read_text()
+    liere = (HTML / "docs" / "api" / "minivit.posenc.liere.html").read_text()
+    blocks = [html.unescape(re.sub(r"<[^>]+>", "", b)) for b in re.findall(r"<pre>(.*?)</pre>", liere, re.S)]
+    formula = "R(x) = exp(x_r A_1 + x_c A_2),   A_1, A_2 skew-symmetric (A^T = -A), learned,"
+    assert any(formula in b for b in blocks), "liere's formula is not shown as written"
+
+
+def test_citations_link_to_the_references(site):
+    """Each "arXiv NNNN.NNNNN" in a lesson's text links to its entry on the references page, which
+    links to the paper on arxiv.org."""
+    references = (HTML / "docs" / "references.html").read_text()
+    for lesson in LESSONS:
+        cells = json.loads((ROOT / "lessons" / f"{lesson}.ipynb").read_text())["cells"]
+        text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        page = (HTML / "lessons" / f"{lesson}.html").read_text()
+        for number in sorted(set(re.findall(r"arXiv:? ?(\d{4}\.\d{4,5})", text))):
+            label = "arxiv-" + number.replace(".", "-")
+            assert f'references.html#{label}"' in page, f"{lesson}: arXiv {number} not linked"
+            assert f'id="{label}"' in references, f"the references have no entry for arXiv {number}"
+            assert f"https://arxiv.org/abs/{number}" in references
