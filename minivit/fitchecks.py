@@ -35,6 +35,13 @@ class _Settings:
     schedule: str = "cosine"
 
 
+def diverging_hint(settings: _Settings) -> str:
+    """What to change when a run's loss runs away: the learning rate it has, and clipping at a value
+    the option takes (1.0, where the run clips nothing: grad_clip=None, 0 on the command line)."""
+    clip = settings.grad_clip if settings.grad_clip is not None else 1.0
+    return f"lower the learning rate (lr={settings.lr}) or clip gradients (grad_clip={clip})"
+
+
 def check_fit_options(
     *,
     steps: int,

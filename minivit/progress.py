@@ -4,8 +4,11 @@ longer finite (`TrainingDiverged`), and the progress bar."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +48,20 @@ FIRST_STEP = (
     "that is before any update, so the learning rate is not the cause: the untrained model's output is "
     "not finite; check the weights it starts from and its encoding's options"
 )
+
+
+_WORDING: ContextVar[Callable[[str], str]] = ContextVar("wording", default=lambda text: text)
+
+
+@contextlib.contextmanager
+def worded(wording: Callable[[str], str]) -> Iterator[None]:
+    """While active, a warning said during training (and kept in its History) passes through
+    `wording` first: `minivit train` names its options there (--lr 2.0), not fit's (lr=2.0)."""
+    token = _WORDING.set(wording)
+    try:
+        yield
+    finally:
+        _WORDING.reset(token)
 
 
 class _Meter:
@@ -96,7 +113,7 @@ class _Meter:
                 first = history.loss[0]
                 if first > 0 and loss > RUNAWAY * first and not any("runaway" in w for w in history.warnings):
                     who = f" of {self.names[k]}" if self.names else ""
-                    text = (
+                    text = _WORDING.get()(
                         f"runaway loss{who}: {loss:.3g} at step {step + 1}, {loss / first:.3g} times its "
                         f"start ({first:.3g}); the run is diverging and will learn little; {self.hint}"
                     )

@@ -68,7 +68,7 @@ from minivit.devices import (
     world,
 )
 from minivit.evaluate import evaluate
-from minivit.fitchecks import COMPILE, OPTIMIZERS, _Settings, check_fit_options
+from minivit.fitchecks import COMPILE, OPTIMIZERS, _Settings, check_fit_options, diverging_hint
 from minivit.progress import History, TrainingDiverged, _Meter, _progress
 from minivit.runsafety import Interrupted, SaveFailed, StopSignals, run_lock
 from minivit.schedule import SCHEDULES, default_warmup, lr_at
@@ -287,7 +287,7 @@ class _Run:
         )
         self.augment_rng = torch.Generator(device=device)
         self.history, self.start = History(), 0
-        tip = f"lower the learning rate (lr={settings.lr}) or clip gradients (grad_clip={settings.grad_clip})"
+        tip = diverging_hint(settings)
         self.meter = _Meter(
             [self.history], processes, self.path, tip, score="r2" if self.regression else "acc"
         )
@@ -353,8 +353,7 @@ class _Run:
         this one would have (one writer; every process resumes from the same file)."""
         if not all(torch.isfinite(p).all() for p in self.model.parameters()):
             raise TrainingDiverged(
-                f"weights became NaN or inf at step {step}; "
-                f"{kept(self.path)}lower the learning rate (lr={self.settings.lr}) or clip gradients"
+                f"weights became NaN or inf at step {step}; {kept(self.path)}{diverging_hint(self.settings)}"
             )
         if self.rank != 0:
             return

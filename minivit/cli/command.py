@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import ast
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from minivit.config import POOLS, PRESETS
 from minivit.data import DatasetUnavailable
 from minivit.data.tasks import NAMES as TASK_NAMES
 from minivit.devices import PRECISIONS
+from minivit.progress import worded
 from minivit.runsafety import SaveFailed, Terminated, _drop_stdout
 from minivit.train import OPTIMIZERS, SCHEDULES, Interrupted, TrainingDiverged
 
@@ -214,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     command = {"train": cmd_train, "eval": cmd_eval, "encodings": cmd_encodings}[args.command]
     try:
-        return command(args)
+        with worded(lambda text: _as_flag(text, args)):  # a warning names the options as typed
+            return command(args)
     except (ValueError, FileNotFoundError, DatasetUnavailable, TrainingDiverged, SaveFailed) as err:
         print(f"minivit: error: {_as_flag(str(err), args)}", file=sys.stderr)
         return 2
@@ -243,6 +246,11 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    finally:
+        if argv is None:  # the command's process ends here: a Ctrl-C now (a second one, pressed
+            # while the first stop was said) has nothing left to stop, and would only print a
+            # traceback from torch's exit handlers
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _allocation(err: BaseException) -> str:
