@@ -114,12 +114,22 @@ def check_writable(out: Path, *, model_bytes: int, name: str = "--out", resume: 
     each = size or model_bytes
     need = 2 * each - size
     if free < need:
+        has, needs = _megabytes(free, need)
         what = (
-            f"the {need / 1e6:.1f} MB a second checkpoint of this model (as large as the one there) needs"
+            f"the {needs} MB a second checkpoint of this model (as large as the one there) needs"
             if size
-            else f"the {need / 1e6:.1f} MB two checkpoints of this model need"
+            else f"the {needs} MB two checkpoints of this model need"
         )
         raise ValueError(
-            f"{name} {out} has {free / 1e6:.1f} MB free, less than {what}; free some space or choose "
-            "another folder"
+            f"{name} {out} has {has} MB free, less than {what}; free some space or choose another folder"
         )
+
+
+def _megabytes(free: int, need: int) -> tuple[str, str]:
+    """Both in MB, with as many decimals as it takes for them to read differently (0.16 and 0.23,
+    not 0.2 and 0.2)."""
+    for digits in range(1, 7):
+        has, needs = f"{free / 1e6:.{digits}f}", f"{need / 1e6:.{digits}f}"
+        if has != needs:
+            break
+    return has, needs

@@ -3,9 +3,9 @@ write that fails without losing the last good file.
 
 - `run_lock(folder)`: a second run into a folder in use is refused. The lock file (`run.lock`)
   names the run that holds it (pid, host, start time) and is held with `flock` while the run lives;
-  a run that died (killed, out of memory, a closed laptop) leaves a stale lock, whose pid no longer
-  runs on this host, and the next run takes it over, saying so. A lock of a run on another host
-  cannot be checked from here: it is refused, with the file to delete if that run has ended.
+  a run that died (killed, out of memory, a closed laptop) leaves a stale lock no process holds
+  (where the disk cannot lock: whose pid is gone), which the next run takes over, saying so. A lock
+  of a run on another host cannot be checked from here: it is refused, with the file to delete.
 - `StopSignals`: the first Ctrl-C (SIGINT) or SIGTERM (what a scheduler, `kill` or Colab sends)
   lets the step finish and be saved; a second one stops at once. A run stopped that way raises
   `Interrupted`, which says at which step it stopped and where that step was saved.
@@ -21,6 +21,7 @@ Nothing here imports torch or the rest of minivit.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -240,6 +241,7 @@ def _acquire(folder: Path, path: Path, name: str, say: Callable[[str], None]) ->
     """Open, lock and fill in the lock file; return its descriptor."""
     host = socket.gethostname()
     try:
+        made = not folder.exists()
         folder.mkdir(parents=True, exist_ok=True)
         if path.is_dir():
             raise IsADirectoryError(errno.EISDIR, "a folder is where the lock file goes", str(path))
@@ -251,9 +253,9 @@ def _acquire(folder: Path, path: Path, name: str, say: Callable[[str], None]) ->
         except OSError as err:
             raise ValueError(_cannot_lock(path, name, err)) from None
         try:
-            locked = _flock(fd)
+            locked = _flock(fd)  # True: ours now, so whoever wrote the file has ended
             holder = _holder(fd)
-            if not locked or _same_file(fd, path):
+            if locked is False or _same_file(fd, path):
                 break
         except BaseException:
             os.close(fd)
@@ -262,10 +264,12 @@ def _acquire(folder: Path, path: Path, name: str, say: Callable[[str], None]) ->
     else:
         raise ValueError(f"cannot lock {path}: other runs keep taking it; choose another {name}")
     try:
-        if not locked or (holder.get("host") == host and holder.get("pid") != os.getpid() and _alive(holder)):
+        here = holder.get("host") == host and holder.get("pid") != os.getpid()
+        if locked is False or (locked is None and here and _alive(holder)):
+            unsure = f"; if that run has ended, delete {path}" if locked is None else ""
             raise ValueError(
                 f"{name} {folder} is in use by another run ({_who(holder)}); wait for it to end, or "
-                f"choose another {name}"
+                f"choose another {name}{unsure}"
             )
         if holder and holder.get("host") != host:
             raise ValueError(
@@ -276,8 +280,15 @@ def _acquire(folder: Path, path: Path, name: str, say: Callable[[str], None]) ->
             say(f"minivit: took over the stale lock of a run no longer running ({_who(holder)}) in {folder}")
         mine = {"pid": os.getpid(), "ticks": _started(os.getpid()), "host": host,
                 "started": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(mine).encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps(mine).encode(), 0)
+        except OSError as err:  # a full disk: no lock file left behind, nor a folder made for it
+            path.unlink(missing_ok=True)
+            if made:
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+            raise ValueError(_cannot_lock(path, name, err)) from None
     except BaseException:
         os.close(fd)
         raise
@@ -291,20 +302,22 @@ def _cannot_lock(path: Path, name: str, err: OSError) -> str:
             f"cannot lock {path}: a folder is where the run's lock file goes ({reason}); remove that "
             f"folder (it is not minivit's), or choose another {name}"
         )
-    return f"cannot lock {path} ({reason}); choose another {name} you can write to"
+    full = err.errno in (errno.ENOSPC, errno.EDQUOT)  # before any training: free space and go on
+    fix = "free some space on that disk, or choose another" if full else "choose another"
+    return f"cannot lock {path} ({reason}); {fix} {name}{'' if full else ' you can write to'}"
 
 
-def _flock(fd: int) -> bool:
-    """Take the lock of `fd` without waiting; False if another process holds it. Where there is no
-    flock (Windows, some network disks), True: the lock file's pid and host then decide."""
+def _flock(fd: int) -> bool | None:
+    """Take the lock of `fd` without waiting: True once held, False if another process holds it, None
+    where there is no flock (Windows, some network disks): the lock file's pid and host then decide."""
     if fcntl is None:
-        return True
+        return None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         return False
     except OSError:  # the filesystem does not lock
-        return True
+        return None
     return True
 
 
