@@ -105,6 +105,7 @@ def check_task(model: nn.Module, data: TensorDataset, name: str = "train") -> No
     config = getattr(model, "config", None)
     pool = getattr(config, "pool", None)
     if pool is None:
+        _check_takes(model, data, whose)
         return
     if isinstance(images, Tensor) and images.dim() == 4:
         if images.shape[1] != config.in_channels:
@@ -137,3 +138,40 @@ def check_task(model: nn.Module, data: TensorDataset, name: str = "train") -> No
             f"{name} has {tokens} targets per example, but its inputs make {gh}x{gw} = {gh * gw} tokens "
             f"at patch size {config.patch_size}; give one target per token"
         )
+
+
+def _check_takes(model: nn.Module, data: TensorDataset, whose: str) -> None:
+    """A model that is not minivit's (no config to check it by): one example through it, in eval mode
+    and without gradients, so a model that cannot take the images (an nn.Linear), or that gives too
+    few scores for the labels, is one line here instead of an error from inside the step."""
+    tensors = getattr(data, "tensors", None) or ()
+    weights = next(model.parameters(), None)
+    if len(tensors) < 2 or tensors[0].dim() != 4 or len(tensors[0]) == 0 or is_regression(data):
+        return
+    name = type(model).__name__
+    fix = "pass a model that maps images [B, C, H, W] to class scores [B, classes], e.g. minivit.ViT"
+    image = tensors[0][:1]
+    if weights is not None:
+        image = image.to(weights.device)
+    mode = model.training
+    try:
+        with torch.no_grad():
+            scores = model.eval()(image)
+    except Exception as err:  # what the step would raise, said before it
+        text = " ".join(str(err).split())[:200]
+        raise ValueError(
+            f"the model ({name}) cannot take {whose} images {tuple(tensors[0].shape[1:])} "
+            f"({type(err).__name__}: {text}); {fix}"
+        ) from None
+    finally:
+        model.train(mode)
+    labels = tensors[1]
+    if not isinstance(scores, Tensor) or scores.dim() != 2 or len(scores) != 1:
+        shape = tuple(scores.shape) if isinstance(scores, Tensor) else type(scores).__name__
+        raise ValueError(f"the model ({name}) gives {shape} for one image, not [1, classes]; {fix}")
+    if len(labels) and labels.dim() == 1 and not labels.is_floating_point():
+        if int(labels.max()) >= scores.shape[1]:
+            raise ValueError(
+                f"the model ({name}) gives {scores.shape[1]} scores an image, but {whose} labels run to "
+                f"{int(labels.max())}; give it one score per class ({int(labels.max()) + 1} or more)"
+            )

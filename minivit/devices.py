@@ -137,6 +137,44 @@ def device_memory(device: torch.device) -> int | None:
     return host_memory()
 
 
+def check_room(nbytes: float, what: str, fix: str, device: torch.device | None = None) -> None:
+    """Raise a ValueError before `what` is made if its `nbytes` are more than `device` (default: this
+    machine) has free, or than this process may still map (ulimit -v), so a request a million times
+    too large is one line (`fix`: what to pass instead), not an allocator's error minutes later."""
+    device = torch.device(device or "cpu")
+    free = device_memory(device)
+    if device.type != "cuda":
+        limit = _address_room()
+        free = limit if free is None else (free if limit is None else min(free, limit))
+    if free is None or nbytes <= free:
+        return
+    where = f"the GPU ({device})" if device.type == "cuda" else "this machine"
+    raise ValueError(
+        f"{what} needs about {_gigabytes(nbytes)} of memory, more than the {_gigabytes(free)} {where} "
+        f"has free; {fix}"
+    )
+
+
+def _gigabytes(n: float) -> str:
+    return f"{n / 1e9:,.1f} GB" if n >= 1e8 else f"{n / 1e6:.1f} MB"
+
+
+def _address_room() -> int | None:
+    """Bytes this process may still map under its address-space limit (ulimit -v), None if unlimited."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft == resource.RLIM_INFINITY:
+            return None
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmSize:"):
+                return max(0, soft - int(line.split()[1]) * 1024)
+    except (ImportError, OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def init_distributed(device: str | None = None) -> tuple[int, int, torch.device | None]:
     """Join the process group that `torchrun` describes in the environment (WORLD_SIZE, RANK,
     LOCAL_RANK, MASTER_ADDR, MASTER_PORT): nccl with one GPU per process where there are GPUs (and

@@ -228,6 +228,19 @@ def _number(value) -> float:
     return float(value)
 
 
+def _claimed(name: str, value, label=None, what: str = "value") -> float:
+    """`_number(value)`, or a ValueError naming the claim, the label and what was given instead."""
+    try:
+        return _number(value)
+    except (TypeError, ValueError, RuntimeError):
+        at = f" at {label!r}" if label is not None else ""
+        shown = repr(value) if len(repr(value)) <= 60 else f"a {type(value).__name__}"
+        raise ValueError(
+            f"claim {name!r}: the {what}{at} is {shown}, not a number; pass a number (Python, NumPy or "
+            "a one-element tensor)"
+        ) from None
+
+
 ABOUT = ("task", "training", "absence", "untrained")  # what a claim is about (see `claim`)
 
 
@@ -266,14 +279,14 @@ def claim(name: str, value, op: str, bound, *, about: str = "task") -> None:
     if about not in ABOUT:
         raise ValueError(f"claim {name!r}: about={about!r} is not one of {', '.join(ABOUT)}")
     if isinstance(value, Mapping):
-        values = {str(k): _number(v) for k, v in value.items()}
+        values = {str(k): _claimed(name, v, k) for k, v in value.items()}
     elif isinstance(value, (list, tuple)) or (hasattr(value, "numel") and value.numel() > 1):
-        values = {str(i): _number(v) for i, v in enumerate(value)}
+        values = {str(i): _claimed(name, v, i) for i, v in enumerate(value)}
     else:
-        values = {"": _number(value)}
+        values = {"": _claimed(name, value)}
     if not values:  # e.g. "every model that learned the axis ..." when none did: the claim cannot be shown
         values = {"nothing to check": math.nan}
-    bound = float(bound)
+    bound = _claimed(name, bound, what="bound")
     label, worst = min(
         values.items(), key=lambda kv: margin(kv[1], op, bound) if math.isfinite(kv[1]) else -math.inf
     )
@@ -324,6 +337,12 @@ def repoint(repository: str, lessons: Path = LESSONS, source: Path = Path(__file
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] != "repoint":
-        sys.exit("usage: python -m minivit.lesson repoint OWNER/NAME")
-    for path in repoint(sys.argv[2]):
+        print("usage: python -m minivit.lesson repoint OWNER/NAME", file=sys.stderr)
+        sys.exit(2)
+    try:
+        changed = repoint(sys.argv[2])
+    except ValueError as err:  # before any file is read or written
+        print(f"python -m minivit.lesson repoint: error: {err}", file=sys.stderr)
+        sys.exit(2)
+    for path in changed:
         print(f"re-pointed {path}")

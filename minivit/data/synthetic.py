@@ -17,6 +17,7 @@ from torch import Tensor
 from torch.utils.data import TensorDataset
 
 from minivit.checks import check_whole
+from minivit.devices import check_room
 
 SHAPES = ("square", "circle", "triangle", "cross")
 
@@ -118,6 +119,8 @@ def _check_sizes(task: str, n: int, image_size: int, cells: int, seed: int, leas
     check_whole(f"{task}: image_size", image_size, 1)
     check_whole(f"{task}: cells", cells, least_cells)
     check_whole(f"{task}: seed", seed, 0, 2**63 - 1)
+    scenes = 2 * n * 3 * image_size**2 * 4 + n * cells**2 * 64  # the images twice (chunks, joined), layouts
+    check_room(scenes, f"{task}(n={n}, image_size={image_size})", "pass a smaller n or image_size")
 
 
 def odd_one_out(n: int, *, image_size: int = 24, cells: int = 3, seed: int = 0) -> SyntheticTask:

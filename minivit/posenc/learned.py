@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from minivit.checks import Annotated, Choice, Number, check_whole
+from minivit.devices import check_room
 from minivit.posenc.base import Grid, PositionalEncoding
 
 INITS = ("zeros", "normal", "trunc_normal")
@@ -44,6 +45,12 @@ def resample(
         )
     prefix, patches = table[:p], table[p:]
     d = patches.shape[-1]
+    check_room(  # the resized table in float32, its copy and the joined result
+        3 * (p + nh * nw) * d * 4,
+        f"resample to new_grid=({nh}, {nw})",
+        "pass a smaller new_grid (as many patches a side as the new images have)",
+        table.device,
+    )
     img = patches.reshape(1, oh, ow, d).permute(0, 3, 1, 2)  # (1, D, oh, ow)
     img = F.interpolate(
         img.float(), size=(nh, nw), mode="bicubic", align_corners=False, antialias=antialias

@@ -19,10 +19,18 @@ def parse_puzzles(lines: Iterable[str] | str) -> LSTSet:
 
     Raises a ValueError naming the line if a puzzle is malformed, not forced, or its answer is wrong.
     """
+    form = "'<16 digits 0-5> <answer 1-4>'"
     if isinstance(lines, str):
         lines = lines.splitlines()
+    elif isinstance(lines, bytes | bytearray) or not isinstance(lines, Iterable):
+        raise TypeError(
+            f"parse_puzzles takes text or lines of text, got {type(lines).__name__}; pass one puzzle a "
+            f"line as {form}"
+        )
     rows = []
     for n, line in enumerate(lines, 1):
+        if not isinstance(line, str):
+            raise TypeError(f"line {n} is {type(line).__name__}, not text; pass each line as {form}")
         line = line.strip()
         if not line or line.startswith("#"):
             continue
