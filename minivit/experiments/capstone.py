@@ -31,6 +31,7 @@ from minivit.data.tasks import TaskData, load_task
 from minivit.evaluate import evaluate
 from minivit.experiments import (
     check_options,
+    check_result_out,
     command_line,
     model_config,
     provenance,
@@ -332,6 +333,11 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(args.encodings) - set(ENCODINGS))
     if unknown:
         parser.error(f"unknown encodings {', '.join(unknown)}; choose from {', '.join(ENCODINGS)}")
+    if args.out:  # writable before the first model trains, not after the last
+        try:
+            check_result_out(args.out)
+        except ValueError as err:
+            parser.error(str(err))
     device = pick_device(args.device)
     fields = {k: repr(v) for k, v in asdict(SETTINGS[args.setting]).items()}
     options = {"device": device, "compile": args.compile, "root": args.data_root}

@@ -26,7 +26,14 @@ from typing import Any
 import torch
 
 from minivit.data import lst
-from minivit.experiments import check_options, provenance, read_result, resumable, write_result
+from minivit.experiments import (
+    check_options,
+    check_result_out,
+    provenance,
+    read_result,
+    resumable,
+    write_result,
+)
 from minivit.experiments.init_scale.runs import summarize, sweep
 from minivit.experiments.init_scale.setting import PUBLISHED, SETTINGS, SIGMAS, label
 from minivit.train import pick_device
@@ -94,6 +101,8 @@ def main(argv: list[str] | None = None) -> None:
         before = None
         if not args.fresh:  # a file from before a Setting field was removed still carries on
             before = resumable(args.out, setting, restart="--fresh to start it again", keep_removed=True)
+        else:  # what --out holds is replaced, at the end of the first run: it must be writable now
+            check_result_out(args.out)
     except ValueError as err:
         ap.error(str(err))
     done = before["runs"] if before else []
