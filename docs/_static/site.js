@@ -6,7 +6,8 @@
 // hidden button in the top header; the buttons a reader sees (in the article header) get none, so
 // below 992 px the menu and the contents cannot be opened and on a desktop the sidebar cannot be
 // collapsed (pydata-sphinx-theme #2451, sphinx-book-theme #988). Every other toggle passes its click
-// on to the one the theme listens to: a dialog on a phone or a tablet, a collapse on a desktop.
+// on to the one the theme listens to: a dialog on a phone or a tablet, a collapse on a desktop. A
+// theme without the bug opens the dialog itself, and the click is not passed on.
 function minivitToggles() {
   for (const kind of ["primary", "secondary"]) {
     const [first, ...rest] = document.querySelectorAll(`.${kind}-toggle`);
@@ -14,6 +15,8 @@ function minivitToggles() {
       button.addEventListener("click", (event) => {
         event.preventDefault();
         event.stopPropagation();
+        const dialog = document.getElementById(`pst-${kind}-sidebar-modal`);
+        if (dialog && dialog.open) return; // a theme that listens to this button has opened it
         first.click();
         const sidebar = document.getElementById(`pst-${kind}-sidebar`);
         if (sidebar) button.setAttribute("aria-expanded", String(!sidebar.classList.contains("pst-sidebar-hidden")));
