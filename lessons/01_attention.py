@@ -134,15 +134,16 @@ print("heads:", H, " weights per head:", tuple(heads_weights.shape[1:]), " outpu
 # %% [markdown]
 # ## What a trained model attends to
 #
-# An untrained `minivit` model attends uniformly, to four digits: its scores are all close to zero
-# because every weight starts small (a normal with σ = 0.02 cut at ±0.04, see `minivit.model`).
-# That is a choice of initialisation, not a law: with PyTorch's default `Linear` init (uniform in
-# ±1/√fan_in, several times wider here) the scores within a row spread wider (the spreads are
-# printed below), and the attention, still close to uniform over 9 tokens, is measurably less so
-# (its entropy is below 0.9999 of the uniform one's; asserted). The *entropy* of a row of
-# weights, $-\sum_j w_j \log w_j$, measures how spread it is: $\log 9$ when a query attends to all
-# 9 tokens alike, 0 when it attends to one; $e^{\text{entropy}}$ is how many tokens it spreads over.
-# The *spread* of a row's scores is what the softmax sees: max − min of $\log w$ over the row.
+# An untrained `minivit` model attends uniformly, to four digits: its scores are all close to zero.
+# The queries and keys are `Linear` projections of LayerNorm-ed tokens, and every `Linear` weight
+# starts small (a normal with σ = 0.02 cut at ±0.04, see `minivit.model`). That is a choice of
+# initialisation, not a law: with PyTorch's default `Linear` init (uniform in ±1/√fan_in, several
+# times wider here) the scores within a row spread wider (the spreads are printed below), and the
+# attention, still close to uniform over 9 tokens, is measurably less so (its entropy is below
+# 0.9999 of the uniform one's; asserted). The *entropy* of a row of weights, $-\sum_j w_j \log w_j$,
+# measures how spread it is: $\log 9$ when a query attends to all 9 tokens alike, 0 when it attends
+# to one; $e^{\text{entropy}}$ is how many tokens it spreads over. The *spread* of a row's scores is
+# what the softmax sees: max − min of $\log w$ over the row.
 #
 # We then train the model *with* a positional encoding: `sincos2d` adds a fixed vector to each
 # patch's token, a different one at every place (lesson 02 builds it). We train on the relation
@@ -301,12 +302,12 @@ lesson.claim("at T = 1 less than half of log 9", entropies[1] / math.log(9), "<"
 #   and averages the values; our by-hand version matches `minivit` and torch's fused kernel exactly.
 # - Multi-head attention is the same computation on slices of the width, concatenated and projected.
 # - A new `minivit` model attends uniformly (to four digits) because its weights start small;
-#   PyTorch's default init gives scores that spread wider. Training sharpens block 0, on average
-#   onto fewer than 3 of the 9 tokens. A head may look at the circle and the square (what a patch
-#   holds) or at one fixed patch (where it is); at least one head does one or the other, and
-#   no head looks much nearer than uniform attention does. Training on shuffled labels does both
-#   as well: they show what training does to attention, not what the task needs.
-#   The temperature trades sharp for flat attention.
+#   PyTorch's default init gives scores that spread wider. Training sharpens block 0: the mean
+#   entropy falls below $\log 3$, fewer than 3 of the 9 tokens on a geometric average. A head may
+#   look at the circle and the square (what a patch holds) or at one fixed patch (where it is); at
+#   least one head does one or the other, and no head looks much nearer than uniform attention does.
+#   Training on shuffled labels does both as well: they show what training does to attention, not
+#   what the task needs. The temperature trades sharp for flat attention.
 # - Attention treats its inputs as a set: reordering keys and values changes nothing, and equal
 #   contents get equal outputs wherever they are. Position has to be put in from outside, and the
 #   next lessons are about the ways to do it.
@@ -387,7 +388,7 @@ exercises.check("01.6", answer_01_6)
 # | multi-head attention is the one head on slices of the width, concatenated and projected | `torch.testing.assert_close(heads_out[0], out0)` `torch.testing.assert_close(by_hand, package[0])` `torch.testing.assert_close(heads_weights, package_weights[0])` | the heads are cut from the width the other way (`reshape(9, Dh, H)`) |
 # | an untrained `minivit` model attends uniformly, to four digits | `lesson.claim("minivit's small init: uniform attention, to four digits", before / math.log(9), ">", 0.9999, about="untrained")` | the model has PyTorch's default `Linear` init |
 # | PyTorch's default init is less uniform | `lesson.claim("PyTorch's default init: less uniform", before_pytorch / math.log(9), "<", 0.9999, about="untrained")` | the copy keeps `minivit`'s init |
-# | training sharpens block 0 (on average a query onto fewer than 3 of the 9 tokens; any training does, on shuffled labels too), and the task is learned | `lesson.claim("training sharpens block 0: on average a query spreads over fewer than 3 of the 9 tokens", after / math.log(9), "<", 0.5, about="training")` `lesson.claim("the task is learned", history.final_eval, ">", 0.8)` | training stops after 5 steps |
+# | training sharpens block 0 (the mean entropy below $\log 3$: on a geometric average a query onto fewer than 3 of the 9 tokens; any training does, on shuffled labels too), and the task is learned | `lesson.claim("training sharpens block 0: on average a query spreads over fewer than 3 of the 9 tokens", after / math.log(9), "<", 0.5, about="training")` `lesson.claim("the task is learned", history.final_eval, ">", 0.8)` | training stops after 5 steps |
 # | a head of block 0 looks at the two shapes or at one fixed patch (more than 0.35 of its attention on either; on shuffled labels too) | `lesson.claim("a head of block 0 looks at the shapes or at a fixed patch", max(on_shapes.max(), favourite.max()).item(), ">", 0.35, about="training")` | the untrained model's attention (22% and 11%) |
 # | the heads are not local: none looks much nearer than uniform attention | `lesson.claim("the heads are not local: none looks much nearer than uniform attention", uniform - distance.min(), "<", 0.2, about="absence")` | each patch attends to itself (distance 0) |
 # | the temperature can be changed from the weights alone | `torch.testing.assert_close(analysis.with_temperature(weights, 0.5), (scores / 0.5).softmax(-1))` | the weights are raised to T instead of 1/T |

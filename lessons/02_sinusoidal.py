@@ -156,7 +156,8 @@ assert best == -1, "R_1 makes the score prefer the key one step to the left"
 # ## Inside attention, the added encoding is absolute again
 #
 # Attention does not score $PE(p)\cdot PE(q)$. The encoding is *added* to the content $x$ of each
-# token. With $M = W_q W_k^\top/\sqrt{d}$, the score of query $i$ and key $j$ is
+# token. From here on the vectors are rows, $q_i = x_i W_q$ (lesson 01 wrote columns; only the
+# transposes move). With $M = W_q W_k^\top/\sqrt{d}$, the score of query $i$ and key $j$ is
 #
 # $$(x_i + p_i)^\top M (x_j + p_j) = x_i^\top M x_j + x_i^\top M p_j + p_i^\top M x_j + p_i^\top M p_j .$$
 #
@@ -283,8 +284,9 @@ widgets.sincos_explorer(grid=(8, 8))
 # Every row of the table has the same length, so the cosine similarity moves with the dot product,
 # and a nearly constant pair only adds a constant: a correlation ignores it. The culprit is the
 # fastest pair. Its wavelength, 6.3 patches, is shorter than the 16-patch grid. So its similarity
-# rises again six patches away: far patches look near. With the slow pairs nearly flat, nothing
-# outweighs it. We drop pairs and score again.
+# rises again six patches away: far patches look near. The second pair (0.1 radians a patch) does
+# carry the layout: it turns by 1.5 radians across the grid. But its similarity varies less across
+# the grid than the fastest pair's, so it does not outweigh it. We drop pairs and score again.
 
 # %%
 narrow = sincos_2d(big, 16, 10000.0)  # (256, 16): the row's 4 pairs, then the column's
@@ -309,9 +311,9 @@ assert 0 < head64[100] - head64[10000] < 0.1, "at D = 64 the base matters much l
 # %% [markdown]
 # RoPE for images works with narrow widths too: half of one head's channels per axis. RoPE-ViT's code
 # uses a base of 100 for it rather than 10000. A head of 64 channels gives each axis 16 frequencies,
-# like `sincos2d` with $D = 64$, where base 100 gains little (printed above). The course's heads of
-# 16 channels give each axis 4 frequencies, like $D = 16$. There base 100 keeps the layout and base
-# $10^4$ loses it.
+# like `sincos2d` with $D = 64$, where base 100 gains little (printed above). A head of 16 channels,
+# as in lesson 05's RoPE model, gives each axis 4 frequencies, like $D = 16$. There base 100 keeps
+# the layout and base $10^4$ loses it.
 #
 # ### MAE's channel order
 #
@@ -342,11 +344,12 @@ print("MAE's table == minivit's sincos2d, channels reordered")
 # %% [markdown]
 # ### Left, right and the other encodings
 #
-# A general $M$ can tell $+k$ from $-k$ too, but through terms that depend on where the pair is, not
-# on the offset. The symmetric distance bias ALiBi uses for images (lesson 06) is blind to direction
-# in the same way as $PE\cdot PE$. Causal ALiBi in a language model gets direction from its mask
-# instead. Ke et al. (2021, TUPE, arXiv 2006.15595) analyse the cross terms of an added encoding in
-# BERT.
+# A general $M$ can tell $+k$ from $-k$ too. Its part that commutes with every $R_k$ scores by the
+# offset alone and can be odd in it, as $M = R_1$ is (exercise 5). The rest of $M$ adds terms that
+# depend on where the pair is. The symmetric distance bias ALiBi uses for images (lesson 06) is
+# blind to direction in the same way as $PE\cdot PE$. Causal ALiBi in a language model gets
+# direction from its mask instead. Ke et al. (2021, TUPE, arXiv 2006.15595) analyse the cross terms
+# of an added encoding in BERT.
 
 # %% [markdown]
 # ## What we covered

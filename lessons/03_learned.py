@@ -22,8 +22,9 @@
 # vector per patch position, added to the tokens. Nothing tells the table that position (2, 3) sits
 # next to (2, 4). Whatever layout it ends up with, training put there.
 #
-# The one result of this lesson: **how the table starts decides what it becomes** (Ito et al. 2024,
-# arXiv 2406.08272, found the same on another task). A table started
+# The one result of this lesson: **how the table starts decides what it becomes**. Ito et al. (2024,
+# arXiv 2406.08272) found the same on another task, where the large start also generalised worse.
+# Here the large table still learns the task; lesson 07 takes up generalisation. A table started
 # small ends up mostly what training adds, and here training groups the positions by the cell they lie in.
 # A table started large (σ = 1) is a set of random name tags, one per position. The model reads the
 # tags as they are. Training moves every table by about the same small amount, which is little

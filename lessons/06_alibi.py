@@ -195,9 +195,10 @@ for position in ("alibi2d", "rope-axial"):
 # `rope-axial` can tell a scene from its mirror, and it gets well above chance. How far it gets in
 # 800 steps depends on the seed: runs take one of two routes. Most stop near 0.5. Such a model has
 # learned the axis (a pair on a row or on a column) but not yet which way round. Some solve the task
-# (about 0.9). In the course's sweep of 48 seeds (`lessons/CLAIMS.md`), 34 runs ended between 0.48
-# and 0.54, 11 above 0.86, and 3 in between. The claim below (above 0.4, and 0.15 above `alibi2d`)
-# holds on both routes. Lesson 05 trains a RoPE model the rest of the way.
+# (about 0.9). In the course's sweep of 48 seeds (`benchmarks/claims.jsonl`; `lessons/CLAIMS.md`
+# marks the two routes with ⚠ 2), 34 runs ended between 0.48 and 0.54, 11 above 0.86, and 3 in
+# between. The claim below (above 0.4, and 0.15 above `alibi2d`) holds on both routes. Lesson 05
+# trained a different RoPE model on this task: mixed, with 4 heads.
 
 # %% tags=["nbval-ignore-output"]
 train, test = relation(4096, seed=SEED), relation(1000, seed=SEED + 1)
