@@ -197,7 +197,8 @@ viz.similarity_map(by_hand, new_grid, 14, title="resampled to 6x6: each vector's
 # coordinates. At a 6×6 grid they are evaluated at 36 coordinates, with no table to resample. But
 # coordinates 3 to 5 were never seen in training. The model meets vectors (for RoPE, angles) it has
 # never met: this is *extrapolation*. And what the coordinates *mean* changes. At 48 px a patch is
-# half as large a part of the scene, so patch (2, 2) at 48 px lies where patch (1, 1) was at 24 px.
+# half as large a part of the scene: patches (2, 2) to (3, 3) at 48 px cover what patch (1, 1)
+# covered at 24 px.
 #
 # **RoPE's positions can be interpolated.** Position interpolation (Chen et al. 2023, arXiv
 # 2306.15595) was made for language models trained on 2,048 tokens and run on up to 32,768. It
@@ -281,7 +282,8 @@ def mean_above(name, variant):
 # patches keep much of their accuracy on most seeds: RoPE-mixed, RoPE-axial, and the relative bias
 # table with its outermost trained offsets reused for longer ones (`relative-clamp`). The two other ways of stretching positions are
 # near chance by 48 px: the resized relative table (`relative`), and RoPE with position
-# interpolation, which shrinks the new coordinates by 4/6 at 48 px.
+# interpolation, which shrinks the new coordinates by 4/6 at 48 px. Mind the names: the plain
+# `relative` is the variant that stretches, and `relative-clamp` the one that keeps its offsets.
 
 # %%
 for size in (40, 48):  # the anchors' ordering: extrapolating encodings beat the resampled table
@@ -401,7 +403,7 @@ lesson.claim("300 steps at 48 px win more at 48 px than the same steps at 24 px"
 # | the larger image | carries over | fails | checked on |
 # |---|---|---|---|
 # | a larger canvas | offsets in patches (RoPE, `relative-clamp`), one or two cells further | stretched positions (the resampled table, `relative`, interpolated RoPE) | the distance task |
-# | a zoom, one training scale | nothing fully: every model loses more than 0.3; interpolation helps RoPE-mixed above the training size | every model | digits, the relation task |
+# | a zoom, one training scale | nothing fully: every model loses more than 0.3; interpolation helps RoPE-mixed above the training size (on digits every seed, on the relation task two seeds of three) | every model | digits, the relation task |
 # | a zoom, with scale augmentation | RoPE, with or without interpolation, ahead at 35 and 42 px | every model pays more than 0.05 at its training size | digits (photos: Going deeper) |
 #
 # **What to remember.** Ask first which kind of larger image you have. On a larger canvas, keep

@@ -93,7 +93,9 @@ print(f"running the {SETTING!r} setting: {setting.description}")
 #
 # Seven encodings, the same model, the same data order, the same steps. `capstone.run` trains each
 # with `minivit.train.fit` and measures test accuracy, wall time and throughput. On a CPU this takes
-# about a minute.
+# about a minute. Every encoding does the same matrix products (counted below). The wall times in
+# the table also hold whatever else the machine was doing: on a shared CPU they change from run to
+# run, so read them as that run's, not as the encodings' speeds.
 
 # %% tags=["nbval-ignore-output"]
 result = capstone.run(SETTING, seed=SEED, data=data)
@@ -236,10 +238,11 @@ assert 30 < flops["learned"] * images / (65e12 / 3) < 60  # a T4: under a minute
 #
 # A ViT has little built-in knowledge of images, so on 50,000 images it overfits unless each epoch
 # shows it new variations. The DeiT recipe crops and flips, then applies two random RandAugment
-# operations (colour changes, rotations, shears, shifts). It mixes pairs of images: **mixup** blends
-# them, and **CutMix** pastes a box from one into the other. Last, it erases a random rectangle. A
-# data loader on the CPU would do this one image at a time and leave a fast GPU waiting.
-# `minivit.augment` does it to the whole batch at once, on the batch's own device.
+# operations (colour changes, rotations, shears, shifts), and erases a random rectangle, image by
+# image. Then it mixes pairs of images: **mixup** blends them, and **CutMix** pastes a box from one
+# into the other. (`minivit.augment` erases last, after mixing.) A data loader on the CPU would do
+# this one image at a time and leave a fast GPU waiting. `minivit.augment` does it to the whole
+# batch at once, on the batch's own device.
 #
 # Mixing changes the *labels* too. An image that is 64% "2" and 36% "0" gets the target
 # (0.64, 0.36), and the loss is the cross-entropy against that mixture. Each image's partner is the

@@ -493,7 +493,8 @@ lesson.claim("recorded: σ = 2 rose by less than 0.05 from its draw", rose["2.0"
 # ### What training added, seed by seed
 #
 # Each update's within − between, its null's 95th percentile and its p-value (1,000 shuffles of the
-# modules; 1/1001 is the smallest p they can give), next to the whole table's margin over its null:
+# modules; 1/1001 is the smallest p they can give). Beside them, the whole table's margin: its
+# within − between minus its null's 95th percentile.
 
 # %%
 print("                 what training added: within − between (null 95th pct., p)      whole table − null 95th pct.")
@@ -559,7 +560,7 @@ lesson.claim("a σ = 2 draw's vectors are far from alike", alike["σ = 2 draw"].
 #   faintly at most (above its null's 95th percentile on 37% of 128 networks, by 0.055 at most).
 # - What training added (Δ = end − start) groups the modules at every σ, σ = 2 included. There it is
 #   hidden by a draw more than ten times larger. Here σ decides whether the learned structure shows
-#   in the table; in lesson 07 it decided whether it was learned.
+#   in the table. In lesson 07 no test found a layout even in σ = 2's update.
 # - Held-out error does not reward the small start here (and the smallest start is worse). One
 #   reading, which this lesson does not test: a random table's distinct vectors may be name tags
 #   enough for attention to learn whom to listen to *(Going deeper)*.

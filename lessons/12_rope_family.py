@@ -391,9 +391,11 @@ print("a string ViT == a rope-mixed ViT with P folded into W_q, W_k")
 # Both are block-diagonal, so they commute. With $K = 2$ the groups are the column (0°) and the row
 # (90°): axial RoPE, channel for channel.
 #
-# Lesson 05 asked about the diagonal. Axial RoPE's score is a row part plus a column part, so
-# $s(1,1) - s(1,-1) = s(0,1) - s(0,-1)$ for any $q$ and $k$. No head can score high along the
-# diagonal $\Delta r = \Delta c$ and low along the anti-diagonal. With $K = 4$, the group at 135°
+# Lesson 05 asked about the diagonal. Axial RoPE's score is a row part plus a column part,
+# $s(\Delta r, \Delta c) = f(\Delta r) + g(\Delta c)$, so $s(1,1) - s(1,-1) = s(0,1) - s(0,-1)$ for
+# any $q$ and $k$: rows and columns do not interact. It also gives
+# $s(d,d) + s(-d,-d) = s(d,-d) + s(-d,d)$. So no head can score high along the whole diagonal
+# $\Delta r = \Delta c$ and low along the whole anti-diagonal. With $K = 4$, the group at 135°
 # turns with $(r - c)/\sqrt2$, which does not change along the diagonal. Below: the scores along the
 # diagonal $(d, d)$ and the anti-diagonal $(d, -d)$ (key minus query) of axial RoPE with $q = k$ =
 # ones, and of Spiral RoPE with $q = k$ = ones on the 135° group only.
@@ -769,14 +771,14 @@ print("recorded on:", family_sweep["provenance"]["hardware"], "(this sweep);", z
 
 # %% [markdown]
 # Every run that learned the task keeps less than half of what it had above chance at every other
-# size. On a zoom, no member carries what it learned at 24 px to the new scale, as lesson 08 found for
-# the other encodings. At step 1,000 some runs are still on the task's plateau: accuracy about 0.5,
-# the axis right and the side at chance, as in the live runs above. Every run is either on it or has
-# learned the task. For the rotation members, which runs are on it depends on the seed, and none is on
-# it on more than one seed of three. PoPE is on it on all three seeds (its runs were recorded a day
-# after the others', on the same kind of machine). By step 1,000 it has not learned the side, which
-# needs its phases away from 0. Whether phases started elsewhere would learn it, this sweep does not
-# measure (exercise 6).
+# size. On a zoom, no member carries what it learned at 24 px to the new scale, as lesson 08 found
+# for the other encodings. At step 1,000 some runs are still on the task's plateau: accuracy about
+# 0.5. In the live runs above that meant the axis right and the side at chance (the recordings keep
+# accuracy only). Every run is either on it or has learned the task. For the rotation members, which
+# runs are on it depends on the seed, and none is on it on more than one seed of three. PoPE is on
+# it on all three seeds (its runs were recorded a day after the others', on the same kind of
+# machine). By step 1,000 it has not learned the side, which needs its phases away from 0. Whether
+# phases started elsewhere would learn it, this sweep does not measure (exercise 6).
 #
 # Among the rotation members the sweep cannot rank. Lesson 08's sweep has the same setting, seeds
 # and torch version (asserted). There every RoPE-axial and RoPE-mixed run learned by step 1,000. Here
