@@ -24,7 +24,7 @@
 # - how a ViT turns an image into a sequence of patch tokens;
 # - why a ViT with no positional encoding gives *exactly* the same answer when you shuffle the patches;
 # - that such a model cannot learn a task whose answer is a place, while the same model with a
-#   positional encoding learns it in seconds.
+#   positional encoding learns it.
 #
 # Runs top to bottom in under two minutes on a laptop CPU (most of it training).
 
@@ -90,8 +90,9 @@ viz.show_images(train.images[:1], train.labels[:1], train.classes, ncols=1, patc
 # token the same way, wherever it sits:
 #
 # - the patch embedding, LayerNorm and the MLP act on each token alone;
-# - attention mixes tokens by a weighted sum $\sum_j \mathrm{softmax}_j(q_i \cdot k_j)\, v_j$ over
-#   *all* tokens, and a sum does not care about order;
+# - attention mixes tokens by a weighted sum $\sum_j \mathrm{softmax}_j(q_i \cdot k_j/\sqrt{d})\, v_j$
+#   over *all* tokens ($d$: the width of $q$ and $k$; lesson 01 writes it out), and a sum does not
+#   care about order;
 # - mean pooling averages the tokens.
 #
 # So permuting the patches permutes the tokens at every layer (*equivariance*), and the pooled
