@@ -177,7 +177,7 @@ print(f"accuracy {history.final_eval:.2f}; mean entropy of block 0: {before:.3f}
 # %% tags=["nbval-ignore-output"]
 lesson.claim("minivit's small init: uniform attention, to four digits", before / math.log(9), ">", 0.9999, about="untrained")
 lesson.claim("PyTorch's default init: less uniform", before_pytorch / math.log(9), "<", 0.9999, about="untrained")
-lesson.claim("training sharpens block 0: on average a query spreads over fewer than 3 of the 9 tokens", after / math.log(9), "<", 0.5, about="training")
+lesson.claim("training sharpens block 0: the mean entropy falls below log 3", after / math.log(9), "<", 0.5, about="training")
 lesson.claim("the task is learned", history.final_eval, ">", 0.8)
 circle = int((test.layout[0] == 1).nonzero())  # the patch that holds the circle
 print("test image 0:", test.classes[test.labels[0]], "- the circle is in patch", circle)
@@ -388,7 +388,7 @@ exercises.check("01.6", answer_01_6)
 # | multi-head attention is the one head on slices of the width, concatenated and projected | `torch.testing.assert_close(heads_out[0], out0)` `torch.testing.assert_close(by_hand, package[0])` `torch.testing.assert_close(heads_weights, package_weights[0])` | the heads are cut from the width the other way (`reshape(9, Dh, H)`) |
 # | an untrained `minivit` model attends uniformly, to four digits | `lesson.claim("minivit's small init: uniform attention, to four digits", before / math.log(9), ">", 0.9999, about="untrained")` | the model has PyTorch's default `Linear` init |
 # | PyTorch's default init is less uniform | `lesson.claim("PyTorch's default init: less uniform", before_pytorch / math.log(9), "<", 0.9999, about="untrained")` | the copy keeps `minivit`'s init |
-# | training sharpens block 0 (the mean entropy below $\log 3$: on a geometric average a query onto fewer than 3 of the 9 tokens; any training does, on shuffled labels too), and the task is learned | `lesson.claim("training sharpens block 0: on average a query spreads over fewer than 3 of the 9 tokens", after / math.log(9), "<", 0.5, about="training")` `lesson.claim("the task is learned", history.final_eval, ">", 0.8)` | training stops after 5 steps |
+# | training sharpens block 0 (the mean entropy below $\log 3$: on a geometric average a query onto fewer than 3 of the 9 tokens; any training does, on shuffled labels too), and the task is learned | `lesson.claim("training sharpens block 0: the mean entropy falls below log 3", after / math.log(9), "<", 0.5, about="training")` `lesson.claim("the task is learned", history.final_eval, ">", 0.8)` | training stops after 5 steps |
 # | a head of block 0 looks at the two shapes or at one fixed patch (more than 0.35 of its attention on either; on shuffled labels too) | `lesson.claim("a head of block 0 looks at the shapes or at a fixed patch", max(on_shapes.max(), favourite.max()).item(), ">", 0.35, about="training")` | the untrained model's attention (22% and 11%) |
 # | the heads are not local: none looks much nearer than uniform attention | `lesson.claim("the heads are not local: none looks much nearer than uniform attention", uniform - distance.min(), "<", 0.2, about="absence")` | each patch attends to itself (distance 0) |
 # | the temperature can be changed from the weights alone | `torch.testing.assert_close(analysis.with_temperature(weights, 0.5), (scores / 0.5).softmax(-1))` | the weights are raised to T instead of 1/T |
