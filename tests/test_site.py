@@ -9,11 +9,12 @@ frame player (its first explorer; every lesson has one) must switch its picture 
 moved, as a reader moves it (keyboard).
 
 On a phone (390x844) and a tablet (768x1024) the menu, the page's contents and search must work
-(tapped, as a reader taps them); on a desktop the menu button collapses the sidebar. The colours
-follow the reader's system (light or dark); code cells have copy buttons; "Download .ipynb" gives
-the lesson's own notebook; progress bars show where the recorded run ended; search snippets are the
-pages' text; the API reference is a page per module; each arXiv number in a lesson links to its entry
-on the references page. The build itself fails on any Sphinx warning (docs/build.py runs it with -W).
+(tapped, as a reader taps them), and no page may be wider than the screen; on a desktop the menu
+button collapses the sidebar. The colours follow the reader's system (light or dark); code cells
+have copy buttons; "Download .ipynb" gives the lesson's own notebook; progress bars show where the
+recorded run ended; search snippets are the pages' text; the API reference is a page per module;
+each arXiv number in a lesson links to its entry on the references page. The build itself fails on
+any Sphinx warning (docs/build.py runs it with -W).
 
 Needs Debian's `chromium` and the `playwright` package, as tests/test_browser.py; elsewhere the
 module is skipped with the reason. Run it with `make test-site` (part of `make test`).
@@ -244,6 +245,23 @@ def search_results(page, query: str) -> list[str]:
     )
     assert query.lower() in page.url.lower()
     return page.locator("#search-results li p.context").all_inner_texts()
+
+
+@SIZES
+def test_no_page_scrolls_sideways(site, browser, size):
+    """On a phone and a tablet every page fits the screen's width: a long word or piece of inline
+    code wraps (tables and code blocks scroll within themselves)."""
+    page = browser.new_page(**size)
+    try:
+        wide = {}
+        for path in pages():
+            page.goto(site + path, wait_until="load")
+            width = page.evaluate("() => document.documentElement.scrollWidth")
+            if width > size["viewport"]["width"]:
+                wide[path] = width
+        assert not wide, f"pages wider than the screen ({size['viewport']['width']} px): {wide}"
+    finally:
+        page.close()
 
 
 @SIZES
