@@ -23,9 +23,10 @@ step stay there until they are read, all at once, every `sync_every` steps (and 
 checkpoints and the end), so a GPU runs ahead of Python instead of idling between small steps.
 
 The loop is here; its parts are modules of their own, whose names are importable from here too:
-`minivit.fitchecks` (the options), `minivit.schedule` (the learning rate), `minivit.step` (one
-optimizer step), `minivit.batches` (the batch order and the seeds), `minivit.progress` (the
-History, the meter and the progress bar).
+`minivit.fitchecks` (the options), `minivit.plan` (the options, device, batch split and memory
+checked into a `Plan`, which `fit_plan` trains with), `minivit.schedule` (the learning rate),
+`minivit.step` (one optimizer step), `minivit.batches` (the batch order and the seeds),
+`minivit.progress` (the History, the meter and the progress bar).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import torch
 from torch import Tensor, nn
 from torch.utils.data import TensorDataset
 
-from minivit import memory, nulls
+from minivit import nulls
 from minivit.augment import Augment
 from minivit.batches import _Batches, augment_seed, seed_everything
 from minivit.checkpoint import (
@@ -57,18 +58,11 @@ from minivit.checkpoint import (
     training_state,
     write_atomic,
 )
-from minivit.checks import check_folder, check_whole
 from minivit.datachecks import check_task, check_train_set, is_regression
-from minivit.devices import (
-    PRECISIONS,
-    autocast_dtype,
-    check_split,
-    init_distributed,
-    pick_device,
-    world,
-)
+from minivit.devices import PRECISIONS, autocast_dtype, init_distributed, pick_device, world
 from minivit.evaluate import evaluate
-from minivit.fitchecks import COMPILE, OPTIMIZERS, _Settings, check_fit_options, diverging_hint
+from minivit.fitchecks import COMPILE, OPTIMIZERS, check_fit_options, diverging_hint
+from minivit.plan import Plan, check_inputs, check_train, plan_for
 from minivit.progress import History, TrainingDiverged, _Meter, _progress
 from minivit.runsafety import Interrupted, SaveFailed, StopSignals, run_lock
 from minivit.schedule import SCHEDULES, default_warmup, lr_at
@@ -92,6 +86,7 @@ __all__ = [  # fit, with the names of the modules it is built from
     "check_train_set",
     "default_warmup",
     "fit",
+    "fit_plan",
     "init_distributed",
     "is_regression",
     "load_checkpoint",
@@ -175,7 +170,7 @@ def fit(
         ValueError: an option out of range, a step that needs more memory than the device has,
             `out` in use by another run, or a checkpoint that cannot be resumed (damaged, foreign).
     """
-    settings = check_fit_options(
+    options = dict(
         steps=steps,
         batch_size=batch_size,
         lr=lr,
@@ -194,43 +189,68 @@ def fit(
         seed=seed,
         augment=augment,
     )
-    if eval_data is not None:
-        check_task(model, eval_data, "eval_data")
-        check_train_set(eval_data, getattr(getattr(model, "config", None), "num_classes", None), "eval_data")
-        if is_regression(eval_data) != is_regression(train):
-            raise ValueError(
-                "eval_data and train must be the same kind: both classification or both regression"
-            )
-    if is_regression(train) and (augment or label_smoothing):
-        raise ValueError(
-            "augment and label_smoothing are for classifying images; leave them out for a masked-token "
-            "regression"
-        )
-    if stop_at is not None:
-        check_whole("stop_at", stop_at, 1, steps)
-    if callback is not None and not callable(callback):
-        raise ValueError(f"callback={callback!r} is not a function; pass callback(step, model, history)")
-    if out is not None:
-        out = check_folder("out", out)
-    elif resume:
-        raise ValueError("resume=True continues the checkpoint in a run folder; pass out= with it")
-    eval_size = len(eval_data.tensors[0]) if eval_data is not None else 0
+    settings = check_fit_options(**options)
+    given = dict(stop_at=stop_at, callback=callback, out=out, resume=resume)
+    out = check_inputs(
+        model, train, eval_data, augment=augment, label_smoothing=label_smoothing, steps=steps, **given
+    )
     train = nulls.training_set(train, settings.seed)  # MINIVIT_NULL=labels: a null run
-    run = _Run(model, train, settings, augment, device, precision, compile, out, eval_size)
+    check_train(model, train)
+    size = len(eval_data.tensors[0]) if eval_data is not None else 0
+    plan = plan_for(model, train, settings, device=device, eval_size=size, processes=world()[1], **options)
+    return _fit(model, train, plan, eval_data, progress, desc, out, resume, callback, stop_at)
+
+
+def fit_plan(
+    model: nn.Module,
+    train: TensorDataset,
+    plan: Plan,
+    *,
+    eval_data: TensorDataset | None = None,
+    progress: bool = True,
+    desc: str | None = None,
+    out: str | Path | None = None,
+    resume: bool = False,
+    callback: Callable[[int, nn.Module, History], None] | None = None,
+    stop_at: int | None = None,
+) -> History:
+    """Train `model` on `train` as `fit` given the plan's options does, bit for bit, with the options
+    checked once into `plan` (`minivit.plan`; `minivit train` makes it before the data) and not again:
+    the data, the model (the one the plan was made for) and `out` are checked here."""
+    s = plan.settings
+    given = dict(stop_at=stop_at, callback=callback, out=out, resume=resume)
+    out = check_inputs(
+        model,
+        train,
+        eval_data,
+        augment=plan.augment,
+        label_smoothing=s.label_smoothing,
+        steps=s.steps,
+        **given,
+    )
+    train = nulls.training_set(train, s.seed)  # MINIVIT_NULL=labels: a null run
+    check_train(model, train, plan)
+    return _fit(model, train, plan, eval_data, progress, desc, out, resume, callback, stop_at)
+
+
+def _fit(model, train, plan: Plan, eval_data, progress, desc, out, resume, callback, stop_at) -> History:
+    """Train with `fit_plan`'s arguments once they are checked: `out` checked, locked, then the run."""
+    run = _Run(model, train, plan, out)
     if out is not None:  # after every other check: a refused run writes nothing
         weights = 4 * sum(p.numel() * p.element_size() for p in model.parameters())  # 2 moments, slack
         check_writable(out, model_bytes=weights, name="out", resume=resume)  # and no checkpoint to lose
     # one run at a time in `out` (under torchrun, `minivit train` holds it for every process)
-    locked = run_lock(out) if out is not None and world()[1] == 1 else contextlib.nullcontext()
+    locked = run_lock(out) if out is not None and plan.processes == 1 else contextlib.nullcontext()
     with locked:
         if resume:
             run.resume()
+        steps = plan.settings.steps
         every = max(1, steps // 10)
         return run.train(
             eval_data,
-            eval_every or every,
-            sync_every,
-            checkpoint_every or every,
+            plan.eval_every or every,
+            plan.sync_every,
+            plan.checkpoint_every or every,
             callback,
             progress,
             desc,
@@ -241,36 +261,11 @@ def fit(
 class _Run:
     """One training run: the model, its step, the batch order, the history and where it is saved."""
 
-    def __init__(
-        self,
-        model: nn.Module,
-        train: TensorDataset,
-        settings: _Settings,
-        augment: Augment | None,
-        device: str | torch.device | None,
-        precision: str,
-        compile: bool | str,
-        out: str | Path | None,
-        eval_size: int = 0,
-    ):
+    def __init__(self, model: nn.Module, train: TensorDataset, plan: Plan, out: str | Path | None = None):
+        settings, augment, device = plan.settings, plan.augment, plan.device
         classes = int(getattr(getattr(model, "config", None), "num_classes", 0)) or None
-        check_task(model, train)
-        check_train_set(train, classes)
-        if augment:
-            augment.check_size(*train.tensors[0].shape[-2:])
         self.regression = is_regression(train)
-        self.device = device = pick_device(device)
-        self.rank, processes = world()
-        check_split(settings.batch_size, processes)
-        memory.check_training(
-            model,
-            train.tensors[: 3 if self.regression else 2],
-            batch_size=min(settings.batch_size, len(train.tensors[0])) // processes,
-            optimizer=settings.optimizer,
-            device=device,
-            precision=precision,
-            evaluation_batch=min(memory.EVAL_BATCH, eval_size),
-        )
+        self.device, self.rank, processes = device, world()[0], plan.processes
         self.model, self.settings, self.augment = model.to(device).train(), settings, augment
         self.images, self.labels = (t.to(device) for t in train.tensors[:2])
         if self.regression:  # labels: the targets; the mask says which of them are scored
@@ -280,7 +275,7 @@ class _Run:
             self.classes = classes or int(self.labels.max()) + 1
             objective = _CrossEntropy(settings.label_smoothing)
         self.path = Path(out) / CHECKPOINT if out is not None else None
-        self.step = _Step(model, settings, device, precision, compile, processes, objective)
+        self.step = _Step(model, settings, device, plan.precision, plan.compile, processes, objective)
         torch.manual_seed(settings.seed)
         self.batches = _Batches(
             len(self.images), settings.batch_size, settings.seed, device, self.rank, processes

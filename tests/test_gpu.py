@@ -16,6 +16,7 @@ import torch
 from minivit import ViT, ViTConfig
 from minivit.augment import Augment
 from minivit.ensemble import fit_ensemble
+from minivit.plan import plan_for
 from minivit.train import _Run, check_fit_options, fit, seed_everything
 
 pytestmark = [
@@ -55,9 +56,10 @@ def test_training_learns_in_each_precision(precision):
 def test_fp16_scales_the_loss_and_bf16_does_not():
     for precision, scaled in (("fp16", True), ("bf16", False)):
         settings = check_fit_options(steps=5, batch_size=32, lr=1e-3)
-        run = _Run(model(), data(), settings, None, "cuda", precision, False, None)
+        m, d = model(), data()
+        run = _Run(m, d, plan_for(m, d, settings, device="cuda", precision=precision))
         assert run.step.scaler.is_enabled() is scaled
-        run.train(None, 1, 1, 1, None, False, None)
+        run.train(None, 1, 1, 1, None, False, None, 5)
         if scaled:
             assert run.step.scaler.get_scale() > 1  # the loss was scaled up and the steps went through
 
@@ -82,7 +84,8 @@ def test_augmentation_runs_on_the_device():
 
 def test_a_step_never_waits_for_the_device():
     settings = check_fit_options(steps=20, batch_size=32, lr=1e-3)
-    run = _Run(model(), data(), settings, None, "cuda", "bf16", False, None)
+    m, d = model(), data()
+    run = _Run(m, d, plan_for(m, d, settings, device="cuda", precision="bf16"))
     run.meter.add(0, *run.step(0, *run.batch(0)))  # first step: allocations, lazy init
     torch.cuda.set_sync_debug_mode("error")
     try:
