@@ -262,7 +262,7 @@ def test_an_option_value_at_the_edge_of_its_range_trains(name, option, value):
 
 
 def test_a_memory_refusal_names_a_batch_size_that_fits(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("minivit.cli.training.host_memory", lambda: 1500 * 10**6)
+    monkeypatch.setattr("minivit.plan.host_memory", lambda: 1500 * 10**6)
     argv = [
         *BASE,
         "--image-size",

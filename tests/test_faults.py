@@ -465,7 +465,7 @@ def test_a_sigterm_outside_the_steps_is_said_and_resume_finishes(tmp_path, capsy
     import minivit.cli.training as training
 
     out = tmp_path / "run"
-    name = "fit" if moment == "before-the-first-step" else "evaluate"
+    name = "fit_plan" if moment == "before-the-first-step" else "evaluate"
     real = getattr(training, name)
 
     def killed(*args, **kwargs):

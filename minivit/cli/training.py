@@ -1,6 +1,7 @@
-"""`minivit train`: every check first (the options, the folder, the memory the run needs, the data),
-then run.json, the training, and the run's metrics and history; a refused run writes nothing. Under
-torchrun the first process holds the run folder for all of them and alone writes to it."""
+"""`minivit train`: every check first (the options, the device and the memory the run needs, in one
+plan (`minivit.plan`) made before the data; then the folder; then the data), then run.json, the
+training, and the run's metrics and history; a refused run writes nothing. Under torchrun the first
+process holds the run folder for all of them and alone writes to it."""
 
 from __future__ import annotations
 
@@ -13,28 +14,21 @@ from pathlib import Path
 
 import torch
 
-from minivit import memory
 from minivit.augment import Augment
 from minivit.checkpoint import CHECKPOINT, OtherConfig, check_resumable, check_writable, resumable
 from minivit.checks import check_whole
 from minivit.cli.runs import HISTORY, RUN, read_run
 from minivit.config import PRESETS, ViTConfig
 from minivit.data import load_task, task_shape
-from minivit.devices import (
-    autocast_dtype,
-    check_split,
-    device_memory,
-    host_memory,
-    init_distributed,
-    pick_device,
-)
+from minivit.devices import init_distributed
 from minivit.evaluate import evaluate
 from minivit.folders import check_unclaimed
-from minivit.model import ViT, count_parameters, encoding_of
+from minivit.model import ViT
+from minivit.plan import plan_run
 from minivit.runsafety import run_lock, sigterm_stops, write_json
 from minivit.runsafety import say as tell
 from minivit.step import _optimizer
-from minivit.train import check_fit_options, check_train_set, fit
+from minivit.train import check_train_set, fit_plan
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -62,25 +56,6 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
     """Check everything, then write run.json and train: a refused run writes nothing."""
     say = tell if rank == 0 else (lambda *a, **k: None)  # a reader that goes (`| head`) stops no run
     augment = replace(Augment.recipe(args.augment), resized_crop=tuple(args.resized_crop or ()) or None)
-    options = {  # checked here, before anything is written, and passed on to fit as they are
-        "steps": args.steps,
-        "batch_size": args.batch_size,
-        "lr": args.lr,
-        "weight_decay": args.weight_decay,
-        "warmup": args.warmup,
-        "schedule": args.schedule,
-        "label_smoothing": args.label_smoothing,
-        "grad_clip": args.grad_clip or None,
-        "optimizer": args.optimizer,
-        "augment": augment,
-        "precision": args.precision,
-        "compile": args.compile,
-        "seed": args.seed,
-        "checkpoint_every": args.checkpoint_every,
-    }
-    settings = check_fit_options(**options)
-    device = pick_device(device)
-    check_split(args.batch_size, world)
     shape = task_shape(
         args.task, image_size=args.image_size, train_size=args.train_size, test_size=args.test_size
     )
@@ -103,17 +78,34 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
         position_options=dict(args.option),
         **changes,
     )
-    batch = min(args.batch_size, shape.train_examples) // world  # a batch never holds more than the set
-    evaluation = min(memory.EVAL_BATCH, max(shape.train_examples, args.test_size))
-    # the model is counted from its config, never built to be refused (100,000 blocks are refused at
-    # once); its encoding alone is built, on the meta device, for its own checks (head width and such)
-    _check_memory(config, shape.data_bytes, batch, evaluation, device, args.precision)
-    if augment:
-        augment.check_size(*config.image_size)
-    params = count_parameters(config, encoding_of(config))
+    # every option checked into one plan before anything is made or written; fit_plan trains with it
+    plan = plan_run(
+        config,
+        examples=shape.train_examples,
+        data_bytes=shape.data_bytes,
+        evaluated=max(shape.train_examples, args.test_size),  # the train and test sets, at the end
+        processes=world,
+        device=device,
+        names=FLAGS,
+        steps=args.steps,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        weight_decay=args.weight_decay,
+        warmup=args.warmup,
+        schedule=args.schedule,
+        label_smoothing=args.label_smoothing,
+        grad_clip=args.grad_clip or None,
+        optimizer=args.optimizer,
+        augment=augment,
+        precision=args.precision,
+        compile=args.compile,
+        seed=args.seed,
+        checkpoint_every=args.checkpoint_every,
+    )
+    settings = plan.settings
     # the folder before the data (a download, or minutes of generating): writable, room for the
     # checkpoints, nothing in the way; the check leaves no folder behind
-    check_writable(args.out, model_bytes=params * 4 * 4)
+    check_writable(args.out, model_bytes=plan.parameters * 4 * 4)
     run = {
         "task": args.task,
         "train_size": args.train_size,
@@ -150,11 +142,10 @@ def _train(args: argparse.Namespace, rank: int, world: int, device: str | torch.
             )
         if rank == 0:
             write_json(run_file, run)
-        history = fit(
+        history = fit_plan(
             model,
             data.train,
-            **options,
-            device=device,
+            plan,
             progress=not args.quiet,
             desc=args.position,
             out=args.out,
@@ -247,39 +238,3 @@ def _lock_out(out: Path, rank: int, world: int) -> Iterator[None]:
         if problem:
             raise ValueError(problem)
         yield
-
-
-def _check_memory(
-    config: ViTConfig,
-    data_bytes: int,
-    batch_size: int,
-    evaluation_batch: int,
-    device: torch.device,
-    precision: str,
-) -> None:
-    """Refuse a run whose data, model and step need more memory than this machine (or its GPU) has
-    (first without the encoding's parameters, so a run too large for its blocks alone is refused
-    before even its encoding is built)."""
-    for encoding in (False, True):
-        est = memory.estimate(
-            config,
-            batch_size=batch_size,
-            autocast=autocast_dtype(device, precision) is not None,
-            device_type=device.type,
-            data_bytes=data_bytes,
-            evaluation_batch=evaluation_batch,
-            encoding=encoding,
-        )
-        _check_estimate(est, data_bytes, batch_size, device)
-
-
-def _check_estimate(est: memory.Estimate, data_bytes: int, batch_size: int, device: torch.device) -> None:
-    if device.type != "cuda":
-        memory.check(est, host_memory(), where="this machine", names=FLAGS)
-        return
-    host = memory.Estimate(data_bytes, 0, 0, batch_size, {"data": data_bytes})
-    memory.check(host, host_memory(), where="this machine", names=FLAGS)
-    on_gpu = data_bytes // 2  # the training set (about half of what making the data takes) moves there
-    est.fixed -= data_bytes - on_gpu
-    est.parts["data"] = on_gpu
-    memory.check(est, device_memory(device), where=f"the GPU ({device})", names=FLAGS)
