@@ -6,11 +6,12 @@
 What it does, in order:
 1. writes the site's sources to `docs/_build/src/`, laid out as the repository is, so every relative
    link in the README, the lessons, `solutions/` and `docs/` works on the site as on the code host:
-   the README becomes the home page; each `lessons/NN_*.ipynb` a page with its recorded outputs (a
-   line of links and times on top, each checked exercise linked to its worked solution, the
-   widgets' dead outputs replaced by the explorer's frames); `solutions/*.md` pages with each
-   solution folded; every `docs/*.md`, `lessons/CLAIMS.md` and `benchmarks/README.md`; a link to a
-   file that is not a page goes to its source on the code host;
+   the README becomes the home page (its lessons table a grid of cards, each with its picture,
+   times and Colab link, right after the opening; the set-up below); each `lessons/NN_*.ipynb` a
+   page with its recorded outputs (a line of links and times on top, each checked exercise linked
+   to its worked solution, the widgets' dead outputs replaced by the explorer's frames);
+   `solutions/*.md` pages with each solution folded; every `docs/*.md`, `lessons/CLAIMS.md` and
+   `benchmarks/README.md`; a link to a file that is not a page goes to its source on the code host;
 2. draws the frames of each lesson's first explorer (`docs/explorers.py`; cached in
    `docs/_build/frames/`, redrawn only when the package or a recipe changes);
 3. runs Sphinx (MyST-NB, sphinx-book-theme; `docs/conf.py`) with the notebooks' execution off; a
@@ -65,6 +66,12 @@ BADGE = re.compile(r"\[!\[Open In Colab\]\([^)]*\)\]\([^)]*\)\n*")
 SOLUTION = re.compile(r"^## (\d\d)\.(\d+)\b", re.M)
 ARXIV = re.compile(r"(?<![\w/\[])arXiv:? ?(\d{4}\.\d{4,5})\b(?!\]\()")  # "arXiv 2104.09864", not a link
 CITED = re.compile(r"([A-Z][\w'-]+(?: et al\.| (?:&|and) [A-Z][\w'-]+)) \(?(\d{4})")  # "Su et al. 2021"
+# a row of the README's lessons table: number, title, notebook, question, picture, reading, run, Colab
+LESSON_ROW = re.compile(
+    r"^\| (?P<number>\d\d) \| \[(?P<title>[^\]]+)\]\(lessons/(?P<notebook>\w+\.ipynb)\):(?P<question>[^|]*)"
+    r"\| (?P<picture>[^|]*) \| (?P<reading>\d+) min \| (?P<run>\d+) s \| \[open\]\((?P<colab>[^)\s]+)\) \|$",
+    re.M,
+)
 API_SECTION_NAME = re.compile(r"^\.\. automodule:: (minivit[\w.]*)$", re.M)
 # a module's section of docs/api.md: its heading and its automodule block
 API_SECTION = re.compile(
@@ -292,9 +299,113 @@ def solutions_page(text: str) -> str:
     return "".join(out)
 
 
-def home_page(readme: str, site: dict[str, str]) -> str:
-    """The README as the home page, with a table of contents for the sidebar (hidden on the page)."""
+# the README's opening bullets the home page shows above the lessons (the others below them)
+ABOVE_THE_LESSONS = ("You will learn", "Read it", "How long")
+
+
+def readme_lessons(readme: str) -> list[dict]:
+    """The README's lessons table, row by row: the one source of the home page's lessons, pictures,
+    times and Colab links (tests/test_readme.py keeps its totals the sums of its rows)."""
+    found = []
+    for m in LESSON_ROW.finditer(readme):
+        picture = re.search(r'src="([^"]+)"', m["picture"])
+        found.append(
+            {
+                "number": m["number"],
+                "title": m["title"],
+                "stem": Path(m["notebook"]).stem,
+                "question": m["question"].strip(),
+                "picture": picture.group(1) if picture else None,
+                "reading": int(m["reading"]),
+                "run": int(m["run"]),
+                "colab": m["colab"],
+            }
+        )
+    missing = sorted({p.stem for p in lessons()} - {row["stem"] for row in found})
+    if missing:
+        raise SystemExit(
+            f"README.md's lessons table has no row the home page can read for {', '.join(missing)}: "
+            "'| NN | [title](lessons/NN_name.ipynb): question | picture | N min | N s | [open](colab) |'"
+        )
+    return found
+
+
+def start_frame(manifest: dict) -> str:
+    """The frame of an explorer's starting position (its controls' start values), as the manifest
+    names it ("frames/NN_name/K.png", under docs/_build)."""
+    key = "-".join(str(c["start"]) for c in manifest["controls"])
+    return manifest["frames"][key]
+
+
+def card_picture(row: dict, frames: dict) -> str | None:
+    """A lesson's picture on the home page: the README's, else its explorer's starting frame (copied
+    into the site's assets by write_sources)."""
+    if row["picture"]:
+        return row["picture"]
+    if row["stem"] in frames:
+        return f"assets/{row['stem']}.png"
+    return None
+
+
+def lesson_cards(rows: list[dict], frames: dict) -> str:
+    """The lessons as a grid of cards (one column on a phone, two on a wide screen): each with its
+    picture, title, question, reading and run times and its Colab link; then the totals."""
+    out = [":::::{grid} 1 1 2 2", ":gutter: 3", ":class-container: lesson-cards", ""]
+    for row in rows:
+        page = f"lessons/{row['stem']}.ipynb"
+        picture = card_picture(row, frames)
+        out += ["::::{grid-item-card}", ":class-card: lesson-card"]
+        if picture:  # as wide as the card
+            alt = f"Lesson {row['number']}'s first explorer: {row['title']}"
+            out += [f":img-top: {picture}", f":img-alt: {alt}"]
+        out += [
+            "",
+            f"**[{row['number']} · {row['title']}]({page})**",
+            "",
+            row["question"],
+            "",
+            ":::{card-footer}",
+            f'<span class="lesson-times">{row["reading"]} min reading · {row["run"]} s run</span> · '
+            f"[Open in Colab]({row['colab']})",
+            ":::",
+            "::::",
+            "",
+        ]
+    out += [":::::", ""]
+    reading, run = sum(r["reading"] for r in rows), sum(r["run"] for r in rows)
+    out += [
+        f'<p class="lesson-total"><strong>All {len(rows)} lessons: {reading} min of reading (about '
+        f"{reading / 60:.0f} hours) and {run} s of runs (about {run / 60:.0f} minutes)</strong>, "
+        "read in order from lesson 00.</p>",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def home_page(readme: str, site: dict[str, str], frames: dict | None = None) -> str:
+    """The home page: the README's opening (what the course is, what you will learn, how to start,
+    how long), then its lessons as cards with their pictures, times and Colab links, from the
+    README's table (`readme_lessons`), then the rest of the README (set-up last); with a table of
+    contents for the sidebar (hidden on the page)."""
+    rows = readme_lessons(readme)
     text = rewrite_links(readme, "README.md", site)
+    head, *sections = re.split(r"(?m)^(?=## )", text)
+    title, _, intro = head.partition("\n")
+    blocks = [b.strip() for b in re.split(r"\n\s*\n", intro) if b.strip()]
+    top, after = blocks[:1], []  # what the course is; the rest of the opening below the cards, but
+    for block in blocks[1:]:  # what you will learn, how to start and how long, above them
+        items = re.split(r"(?m)^(?=- )", block) if block.startswith("- ") else [block]
+        above = [i for i in items if i.startswith(tuple(f"- **{label}" for label in ABOVE_THE_LESSONS))]
+        top += ["".join(above).strip()] if above else []
+        after += ["".join(i for i in items if i not in above).strip()] if len(above) < len(items) else []
+    lessons_at = next((i for i, s in enumerate(sections) if s.startswith("## Lessons")), None)
+    if lessons_at is None:
+        raise SystemExit("README.md has no '## Lessons' section for the home page's cards")
+    section = sections.pop(lessons_at)
+    table = re.search(r"(?m)^\|.*\|\n(?:\|.*\|\n?)+", section)
+    cards = lesson_cards(rows, frames or {}) + "\n" + "\n\n".join(after) + "\n\n"
+    section = section[: table.start()] + cards + section[table.end() :].lstrip("\n")
+    page = "\n\n".join([title, *top]) + "\n\n" + section.rstrip("\n") + "\n\n" + "".join(sections)
     pages_in = lambda prefix: [v for k, v in site.items() if k.startswith(prefix) and v != "index.md"]  # noqa: E731
     toc = ["```{toctree}", ":hidden:", ":caption: Lessons", ""]
     toc += [p.removesuffix(".ipynb") for p in pages_in("lessons/") if p.endswith(".ipynb")]
@@ -309,7 +420,9 @@ def home_page(readme: str, site: dict[str, str]) -> str:
         p.removesuffix(".md") for p in ("lessons/CLAIMS.md", "benchmarks/README.md") if p in site.values()
     ]
     toc += ["docs/references", "```", ""]
-    return text + "\n" + "\n".join(toc)
+    # no "Contents" column on the home page: its width goes to the lessons' pictures
+    front = "---\nhtml_theme.sidebar_secondary.remove: true\n---\n\n"
+    return front + page.rstrip("\n") + "\n\n" + "\n".join(toc)
 
 
 def module_summary(module: str) -> str:
@@ -425,7 +538,7 @@ def write_sources(frames: dict) -> None:
     for repo_path, site_path in site.items():
         text = (ROOT / repo_path).read_text()
         if repo_path == "README.md":
-            text = home_page(text, site)
+            text = home_page(text, site, frames)
         elif repo_path.endswith(".ipynb"):
             text = json.dumps(lesson_page(ROOT / repo_path, site, frames, solved), indent=1)
         elif repo_path.startswith("solutions/") and repo_path != "solutions/README.md":
@@ -447,6 +560,12 @@ def write_sources(frames: dict) -> None:
         if not write_bytes.exists() or write_bytes.read_bytes() != picture.read_bytes():
             shutil.copyfile(picture, write_bytes)
         written.add(write_bytes)
+    for row in readme_lessons((ROOT / "README.md").read_text()):  # a lesson the README has no picture of:
+        if not row["picture"] and row["stem"] in frames:  # its explorer's first frame on the home page
+            frame, copy_to = BUILD / start_frame(frames[row["stem"]]), SRC / "assets" / f"{row['stem']}.png"
+            if not copy_to.exists() or copy_to.read_bytes() != frame.read_bytes():
+                shutil.copyfile(frame, copy_to)
+            written.add(copy_to)
     for stale in [p for p in SRC.rglob("*") if p.is_file() and p not in written]:
         stale.unlink()  # a page or picture removed from the repository
 
