@@ -8,6 +8,10 @@ another page of the site resolve (the page, and the anchor where the link names 
 frame player (its first explorer; every lesson has one) must switch its picture when a slider is
 moved, as a reader moves it (keyboard).
 
+The home page opens on the lessons (within the first screen at 1280x800, before the set-up): a card
+for each row of the README's lessons table with its picture (not a thumbnail), its reading and run
+times and its Colab link, and the total, the sum of the rows; on a phone one card to a row.
+
 On a phone (390x844) and a tablet (768x1024) the menu, the page's contents and search must work
 (tapped, as a reader taps them), and no page may be wider than the screen; on a desktop the menu
 button collapses the sidebar. The colours follow the reader's system (light or dark); code cells
@@ -398,3 +402,106 @@ def test_citations_link_to_the_references(site):
             assert f'references.html#{label}"' in page, f"{lesson}: arXiv {number} not linked"
             assert f'id="{label}"' in references, f"the references have no entry for arXiv {number}"
             assert f"https://arxiv.org/abs/{number}" in references
+
+
+def lesson_cards(page) -> list[dict]:
+    """The home page's lesson cards as a reader sees them: each one's lesson link, picture (its
+    rendered box and whether it loaded), times, Colab link and place on the page."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('.lesson-cards .lesson-card')].map(card => {
+            const img = card.querySelector('img');
+            const box = img ? img.getBoundingClientRect() : null;
+            const links = [...card.querySelectorAll('a[href]')].map(a => a.getAttribute('href'));
+            return {
+                top: card.getBoundingClientRect().top + window.scrollY,
+                links,
+                colab: links.filter(h => h.includes('colab.research.google.com')),
+                picture: img ? {top: box.top + window.scrollY, width: box.width,
+                                loaded: img.complete && img.naturalWidth > 0, alt: img.alt} : null,
+                times: card.querySelector('.lesson-times')?.innerText ?? '',
+            };
+        })"""
+    )
+
+
+def test_the_home_page_opens_on_the_lessons_each_with_its_picture_times_and_colab(site, browser):
+    """At 1280x800 the lessons start within the first screen, before the set-up; each lesson of the
+    README's table has a card with its picture (as wide as its card, the card half the page's width
+    at most two to a row), its reading and run times and its Colab link, as the README's row says."""
+    from tests.test_readme import rows
+
+    table = rows()
+    page, errors = open_page(browser, f"{site}index.html", viewport={"width": 1280, "height": 800})
+    try:
+        cards = lesson_cards(page)
+        assert len(cards) == len(LESSONS), (
+            f"{len(cards)} lesson cards on the home page for {len(LESSONS)} lessons"
+        )
+        first = cards[0]["picture"]
+        assert first and first["top"] < 800 - 100, (
+            f"the first lesson's picture starts {first and first['top']:.0f} px down: not in the first screen"
+        )
+        start = page.evaluate("() => document.getElementById('start').getBoundingClientRect().top + scrollY")
+        assert start > cards[-1]["top"], "the set-up (Start) comes before the lessons"
+        article = page.evaluate("() => document.querySelector('article.bd-article').clientWidth")
+        for lesson, card in zip(LESSONS, cards, strict=True):
+            title, reading, run, colab = table[f"{lesson}.ipynb"]
+            assert f"lessons/{lesson}.html" in card["links"], f"card for {lesson} links {card['links']}"
+            picture = card["picture"]
+            assert picture and picture["loaded"], f"{lesson}'s card has no picture that loads"
+            assert picture["alt"].strip() and not picture["alt"].endswith(".png"), (
+                f"{lesson}: alt {picture['alt']!r}"
+            )
+            assert picture["width"] >= 0.4 * article, (
+                f"{lesson}'s picture is {picture['width']:.0f} px wide on a {article} px page: a thumbnail"
+            )
+            assert card["times"] == f"{reading} min reading · {run} s run", f"{lesson}: {card['times']!r}"
+            assert card["colab"] == [colab], f"{lesson}'s Colab link is {card['colab']}, the README's {colab}"
+        assert not errors, "; ".join(errors)
+    finally:
+        page.close()
+
+
+def test_the_home_pages_total_is_the_sum_of_its_lessons(site, browser):
+    from tests.test_readme import rows
+
+    table = rows().values()
+    reading, run = sum(r[1] for r in table), sum(r[2] for r in table)
+    page, _ = open_page(browser, f"{site}index.html")
+    try:
+        times = [
+            re.fullmatch(r"(\d+) min reading · (\d+) s run", t)
+            for t in page.locator(".lesson-times").all_inner_texts()
+        ]
+        assert len(times) == len(table) and all(times), "a card without its times"
+        shown = (sum(int(t[1]) for t in times), sum(int(t[2]) for t in times))
+        assert shown == (reading, run), f"the cards add up to {shown}, the README's table to {reading, run}"
+        total = page.locator(".lesson-total").inner_text()
+        said = f"All {len(table)} lessons: {reading} min of reading"
+        assert said in total and f"and {run} s of runs" in total, (
+            f"the total says {total!r}: sums {reading}, {run}"
+        )
+    finally:
+        page.close()
+
+
+def test_on_a_phone_the_home_pages_lessons_are_one_column_of_full_width_pictures(site, browser):
+    page, errors = open_page(browser, f"{site}index.html", **PHONE)
+    try:
+        width = PHONE["viewport"]["width"]
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width, (
+            "the page scrolls sideways"
+        )
+        cards = lesson_cards(page)
+        assert len(cards) == len(LESSONS)
+        tops = [c["top"] for c in cards]
+        assert tops == sorted(tops) and len(set(tops)) == len(tops), "the cards are not one column"
+        narrow = {
+            lesson: round(c["picture"]["width"])
+            for lesson, c in zip(LESSONS, cards, strict=True)
+            if c["picture"]["width"] < 0.75 * width
+        }
+        assert not narrow, f"pictures narrower than 3/4 of a {width} px screen: {narrow}"
+        assert not errors, "; ".join(errors)
+    finally:
+        page.close()
