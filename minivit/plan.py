@@ -82,21 +82,8 @@ def plan_run(
     if augment:
         augment.check_size(*config.image_size)
     parameters = count_parameters(config, encoding_of(config))
-    return Plan(
-        config,
-        settings,
-        augment,
-        device,
-        precision,
-        options.get("compile", False),
-        processes,
-        batch,
-        evaluation,
-        parameters,
-        options.get("eval_every"),
-        sync_every,
-        options.get("checkpoint_every"),
-    )
+    return _plan(config, settings, augment, device, precision, processes, batch, evaluation, parameters,
+                 options, sync_every)  # fmt: skip
 
 
 def plan_for(
@@ -130,21 +117,11 @@ def plan_for(
         evaluation_batch=evaluation,
     )
     config = getattr(model, "config", None)
-    return Plan(
-        config if isinstance(config, ViTConfig) else None,
-        settings,
-        augment,
-        device,
-        precision,
-        options.get("compile", False),
-        processes,
-        batch,
-        evaluation,
-        sum(p.numel() for p in model.parameters()),
-        options.get("eval_every"),
-        options.get("sync_every", SYNC_EVERY),
-        options.get("checkpoint_every"),
-    )
+    parameters = sum(p.numel() for p in model.parameters())
+    sync_every = options.get("sync_every", SYNC_EVERY)
+    config = config if isinstance(config, ViTConfig) else None
+    return _plan(config, settings, augment, device, precision, processes, batch, evaluation, parameters,
+                 options, sync_every)  # fmt: skip
 
 
 def check_inputs(
@@ -238,3 +215,11 @@ def check_memory(
         est.fixed -= data_bytes - on_gpu
         est.parts["data"] = on_gpu
         memory.check(est, device_memory(device), where=f"the GPU ({device})", names=names)
+
+
+def _plan(config, settings, augment, device, precision, processes, batch, evaluation, parameters, options,
+          sync_every) -> Plan:  # fmt: skip
+    """The `Plan` of what `plan_run` and `plan_for` checked, with the options that need no check."""
+    return Plan(config, settings, augment, device, precision, options.get("compile", False), processes,
+                batch, evaluation, parameters, options.get("eval_every"), sync_every,
+                options.get("checkpoint_every"))  # fmt: skip

@@ -24,26 +24,10 @@ from minivit.cli import main
 from minivit.experiments import command_line
 from minivit.folders import CHECKPOINT, check_writable
 from minivit.train import TrainingDiverged, fit
+from tests.cli_helpers import ENV, SMALL, one_line, run_cli
 from tests.test_checkpoint import data, tiny
 
 ROOT = Path(__file__).resolve().parents[1]
-ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
-SMALL = ["train", "--task", "relation", "--train-size", "64", "--test-size", "16", "--quiet",
-         "--threads", "1", "--steps", "2", "--dim", "16", "--batch-size", "16"]  # fmt: skip
-
-
-def run_cli(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exit_:
-        code = exit_.code
-    return code, capsys.readouterr().err.strip()
-
-
-def one_line(code, err, says):
-    assert code == 2, f"exit {code}: {err}"
-    assert "Traceback" not in err and len(err.splitlines()) == 1, err
-    assert re.search(says, err), f"{says!r} not in {err!r}"
 
 
 # A69, C08: a run without clipping (--grad-clip 0) that diverges is told a clip the option takes,

@@ -25,25 +25,8 @@ from minivit.cli import main
 from minivit.experiments import command_line, read_result, recorded, write_result
 from minivit.runsafety import SaveFailed, write_atomic, write_json
 from minivit.train import CHECKPOINT, fit, load_checkpoint, load_model, save_checkpoint
+from tests.cli_helpers import BASE, ENV, SMALL, one_line, run_cli
 from tests.test_checkpoint import data, tiny
-
-BASE = ["train", "--task", "relation", "--train-size", "64", "--test-size", "16", "--quiet", "--threads", "1"]
-SMALL = [*BASE, "--steps", "2", "--dim", "16", "--batch-size", "16"]
-ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
-
-
-def run_cli(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exit_:
-        code = exit_.code
-    return code, capsys.readouterr().err.strip()
-
-
-def one_line(code, err, says):
-    assert code == 2, f"exit {code}: {err}"
-    assert "Traceback" not in err and len(err.splitlines()) == 1, err
-    assert says in err or re.search(says, err), f"{says!r} not in {err!r}"
 
 
 def files(folder):
