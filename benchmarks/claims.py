@@ -794,6 +794,9 @@ def main() -> None:
     if args.jobs < 1:
         sys.exit(f"--jobs {args.jobs}: use 1 or more")
     if not args.table:
+        from writable import check_writable
+
+        check_writable(parser, args.records, "--records")
         sweep(lessons_named(args.lessons), args.jobs, args.timeout, args.seeds, args.two_thread_seeds,
               args.records, args.null)  # fmt: skip
     records = read_records(args.records)

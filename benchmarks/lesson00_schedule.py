@@ -158,6 +158,9 @@ def main() -> None:
             sys.exit("--threads, --group and --batch-size: use 1 or more")
         if args.device.startswith("cuda") and not torch.cuda.is_available():
             sys.exit(f"--device {args.device}: no CUDA GPU here; leave --device out to train on the CPU")
+        from writable import check_writable
+
+        check_writable(parser, RECORDS, "the records file")
         torch.set_num_threads(args.threads)
         chosen = [(*given, args.batch_size)] if given[0] is not None else CANDIDATES
         for steps, lr, warmup, batch_size in chosen:

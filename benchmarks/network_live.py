@@ -63,6 +63,10 @@ def main() -> None:
     )
     parser.add_argument("--table", action="store_true", help="only print the distributions recorded")
     args = parser.parse_args()
+    if not args.table:
+        from writable import check_writable
+
+        check_writable(parser, RECORDS, "the records file")
     records = [json.loads(line) for line in RECORDS.read_text().splitlines()] if RECORDS.exists() else []
     done = {r["seed"] for r in records}
     for seed in [] if args.table else [s for s in args.seeds if s not in done]:

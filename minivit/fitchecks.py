@@ -36,10 +36,13 @@ class _Settings:
 
 
 def diverging_hint(settings: _Settings) -> str:
-    """What to change when a run's loss runs away: the learning rate it has, and clipping at a value
-    the option takes (1.0, where the run clips nothing: grad_clip=None, 0 on the command line)."""
-    clip = settings.grad_clip if settings.grad_clip is not None else 1.0
-    return f"lower the learning rate (lr={settings.lr}) or clip gradients (grad_clip={clip})"
+    """What to change when a run's loss runs away: the learning rate it has, and a clip it does not
+    have yet: 1.0 where it clips nothing (grad_clip=None, 0 on the command line), else half its own."""
+    lower = f"lower the learning rate (lr={settings.lr})"
+    if settings.grad_clip:
+        clip = settings.grad_clip
+        return f"{lower} or clip harder (grad_clip={clip / 2:g}; it clips at {clip:g})"
+    return f"{lower} or clip gradients (grad_clip=1.0)"
 
 
 def check_fit_options(

@@ -68,7 +68,7 @@ def changed(path, since: int | None) -> bool:
 def test_sigkill_at_random_moments_loses_nothing(tmp_path):
     rng = random.Random(0)
     reference, killed = tmp_path / "reference", tmp_path / "killed"
-    subprocess.run([*TRAIN, "--out", str(reference)], check=True, env=ENV, capture_output=True, timeout=300)
+    subprocess.run([*TRAIN, "--out", str(reference)], check=True, env=ENV, capture_output=True, timeout=600)
 
     checkpoint = killed / CHECKPOINT
     mid_write = 0
@@ -77,7 +77,7 @@ def test_sigkill_at_random_moments_loses_nothing(tmp_path):
         # every step writes a checkpoint, so most moments are inside a step or a write
         cmd = [*TRAIN, "--checkpoint-every", "1", "--out", str(killed), *(["--resume"] if kill else [])]
         proc = subprocess.Popen(cmd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.time() + 120
+        deadline = time.time() + 600
         while not changed(checkpoint, before) and proc.poll() is None and time.time() < deadline:
             time.sleep(0.01)  # wait until this process has trained at least one step
         assert proc.poll() is None, f"kill {kill}: the run ended before the kill: {proc.stderr.read()}"
@@ -92,7 +92,7 @@ def test_sigkill_at_random_moments_loses_nothing(tmp_path):
     assert len(list(killed.glob(f".{CHECKPOINT}.*.tmp"))) <= 1, "half-written files of killed runs pile up"
 
     done = subprocess.run(
-        [*TRAIN, "--out", str(killed), "--resume"], env=ENV, capture_output=True, text=True, timeout=300
+        [*TRAIN, "--out", str(killed), "--resume"], env=ENV, capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stderr
     ours, theirs = load_checkpoint(killed), load_checkpoint(reference)
@@ -144,18 +144,18 @@ def test_a_second_ctrl_c_stops_at_once(tmp_path):
 @pytest.mark.slow
 def test_ctrl_c_on_the_command_line_saves_the_step_and_resume_ends_bit_for_bit(tmp_path):
     reference, stopped = tmp_path / "reference", tmp_path / "stopped"
-    subprocess.run([*TRAIN, "--out", str(reference)], check=True, env=ENV, capture_output=True, timeout=300)
+    subprocess.run([*TRAIN, "--out", str(reference)], check=True, env=ENV, capture_output=True, timeout=600)
     checkpoint = stopped / CHECKPOINT
     # one checkpoint every 150 steps: a Ctrl-C between two of them would lose up to 149 steps
     proc = subprocess.Popen(
         [*TRAIN, "--out", str(stopped)], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
-    deadline = time.time() + 120
+    deadline = time.time() + 600
     while not checkpoint.exists() and proc.poll() is None and time.time() < deadline:
         time.sleep(0.01)  # the first checkpoint (step 150): training is under way
     time.sleep(random.Random(1).uniform(0.05, 0.3))
     proc.send_signal(signal.SIGINT)
-    err = proc.communicate(timeout=120)[1]
+    err = proc.communicate(timeout=600)[1]
     assert proc.returncode == 130, err
     said = re.search(r"interrupted after step (\d+) of 1500; checkpoint written at step \1 to ", err)
     assert said, err
@@ -164,7 +164,7 @@ def test_ctrl_c_on_the_command_line_saves_the_step_and_resume_ends_bit_for_bit(t
     assert "continue with the same command and --resume" in err and "Traceback" not in err
 
     done = subprocess.run(
-        [*TRAIN, "--out", str(stopped), "--resume"], env=ENV, capture_output=True, text=True, timeout=300
+        [*TRAIN, "--out", str(stopped), "--resume"], env=ENV, capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stderr
     assert f"resuming from step {step} of 1500" in done.stdout
@@ -223,7 +223,7 @@ def test_a_sigterm_saves_the_step_it_is_at_and_resume_continues_bit_for_bit(tmp_
 def reference(tmp_path_factory):
     """`minivit train` with TRAIN's options, never interrupted."""
     out = tmp_path_factory.mktemp("reference") / "run"
-    subprocess.run([*TRAIN, "--out", str(out)], check=True, env=ENV, capture_output=True, timeout=300)
+    subprocess.run([*TRAIN, "--out", str(out)], check=True, env=ENV, capture_output=True, timeout=600)
     return out
 
 
@@ -241,12 +241,12 @@ def test_sigterm_on_the_command_line_saves_the_step_and_resume_ends_bit_for_bit(
     proc = subprocess.Popen(
         [*TRAIN, "--out", str(stopped)], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
-    deadline = time.time() + 120
+    deadline = time.time() + 600
     while not checkpoint.exists() and proc.poll() is None and time.time() < deadline:
         time.sleep(0.01)  # the first checkpoint (step 150): training is under way
     time.sleep(random.Random(2).uniform(0.05, 0.3))
     proc.send_signal(signal.SIGTERM)
-    err = proc.communicate(timeout=120)[1]
+    err = proc.communicate(timeout=600)[1]
     assert proc.returncode == 143, err  # 128 + 15, as a shell reports a SIGTERM
     said = re.search(
         r"minivit: stopped by SIGTERM after step (\d+) of 1500; checkpoint written at step \1 to .*; "
@@ -259,7 +259,7 @@ def test_sigterm_on_the_command_line_saves_the_step_and_resume_ends_bit_for_bit(
     assert not (stopped / "run.lock").exists(), "a stopped run gives its folder back"
 
     done = subprocess.run(
-        [*TRAIN, "--out", str(stopped), "--resume"], env=ENV, capture_output=True, text=True, timeout=300
+        [*TRAIN, "--out", str(stopped), "--resume"], env=ENV, capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stderr
     same_weights(stopped, reference)
@@ -273,7 +273,7 @@ def test_a_second_run_started_into_a_training_run_is_refused_and_the_first_loses
     first = subprocess.Popen(
         [*TRAIN, "--out", str(out)], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
-    deadline = time.time() + 120
+    deadline = time.time() + 600
     while not (out / CHECKPOINT).exists() and first.poll() is None and time.time() < deadline:
         time.sleep(0.01)  # the first run is training
     for extra in (["--resume"], []):  # as the same run continued, and as a new one
@@ -284,7 +284,7 @@ def test_a_second_run_started_into_a_training_run_is_refused_and_the_first_loses
             err
         )
     assert first.poll() is None, "the refused runs ended before the first did: nothing was tried"
-    assert first.wait(timeout=300) == 0, first.stderr.read()
+    assert first.wait(timeout=600) == 0, first.stderr.read()
     same_weights(out, reference)
 
 

@@ -55,6 +55,15 @@ def test_fit_without_clipping_is_told_a_clip_it_takes():
         fit(tiny(), data(64), steps=4, batch_size=16, grad_clip=None, callback=blow_up, progress=False)
 
 
+def test_a_run_that_clips_already_is_told_a_harder_clip_not_its_own():
+    def blow_up(step, model, history):
+        with torch.no_grad():
+            model.head.weight.fill_(float("nan"))
+
+    with pytest.raises(TrainingDiverged, match=r"clip harder \(grad_clip=0.25; it clips at 0.5\)$"):
+        fit(tiny(), data(64), steps=4, batch_size=16, grad_clip=0.5, callback=blow_up, progress=False)
+
+
 # C04: the disk fills before the lock file is written: one line, and no empty run.lock left
 
 

@@ -557,12 +557,15 @@ def test_mnist_without_a_network_is_one_line_in_the_command_s_words(tmp_path, ca
 
 
 def test_a_diverged_run_s_advice_names_the_command_s_options(tmp_path, capsys):
-    """c03: "lower the learning rate (lr=...) or clip gradients (grad_clip=...)" to a command-line user."""
+    """c03: "lower the learning rate (lr=...) or clip harder (grad_clip=...)" to a command-line user,
+    with a clip the run does not have yet (it clips at 1.0, the default)."""
     code, err = run_cli(
         [*BASE, "--steps", "5", "--lr", "1e10", "--dim", "16", "--out", str(tmp_path / "run")], capsys
     )
     one_line(
-        code, err, r"lower the learning rate \(--lr 10000000000.0\) or clip gradients \(--grad-clip 1.0\)"
+        code,
+        err,
+        r"lower the learning rate \(--lr 10000000000.0\) or clip harder \(--grad-clip 0.5; it clips at 1\)",
     )
 
 
@@ -816,8 +819,27 @@ def test_an_experiment_s_out_is_refused_before_it_trains(tmp_path, capsys, monke
         ("benchmarks/step_time.py", ["--encodings", "bogus"], r"--encodings: invalid choice: 'bogus'"),
         ("benchmarks/loop.py", ["--k", "0"], r"--k: 0 is below 1"),
         ("benchmarks/time_to_accuracy.py", ["--target", "2"], r"--target: 2.0 is out of range; .*<= 1"),
+        (
+            "benchmarks/claims.py",
+            ["--records", "benchmarks", "--lessons", "00"],
+            r"--records benchmarks is a folder, not a file; name another file",
+        ),
+        (
+            "benchmarks/claims.py",
+            ["--records", "no/such/folder/runs.jsonl", "--lessons", "00"],
+            r"--records no/such/folder/runs.jsonl is in no/such/folder, which is no folder here",
+        ),
     ],
-    ids=["port-high", "port-negative", "step-time-batch-0", "step-time-encoding", "loop-k-0", "target-2"],
+    ids=[
+        "port-high",
+        "port-negative",
+        "step-time-batch-0",
+        "step-time-encoding",
+        "loop-k-0",
+        "target-2",
+        "claims-records-a-folder",
+        "claims-records-nowhere",
+    ],
 )
 def test_the_scripts_refuse_a_bad_option_in_one_line(script, argv, says):
     root = Path(__file__).resolve().parents[1]
