@@ -45,7 +45,7 @@ test-browser: $(STAMP)
 	MINIVIT_STRICT=1 MINIVIT_SEED=2 MINIVIT_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist load -m browser tests/test_browser.py
 
 # The website: the committed notebooks (not re-run), solutions/, docs/*.md and the API reference, built
-# offline with Sphinx and MyST-NB into docs/_build/html; each lesson's first explorer as frames: drawn
+# offline with Sphinx and MyST-NB into docs/_build/html; every lesson's explorers as frames: drawn
 # at build time where it needs no training (docs/explorers.py, cached in docs/_build/frames), else
 # recorded by a run of the lesson (docs/frames/, committed; `make frames` after such a lesson changes)
 site: $(STAMP)
@@ -55,7 +55,7 @@ serve: $(STAMP)
 	$(BIN)/python docs/build.py --serve
 
 # the frames of the explorers that show a trained model: each such lesson run top to bottom with the
-# committed run's seed and threads (0, 2), its first explorer writing its frames into docs/frames/NN/
+# committed run's seed and threads (0, 2), every explorer writing its frames into docs/frames/NN/
 frames: $(STAMP)
 	$(BIN)/python docs/explorers.py --record
 

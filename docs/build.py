@@ -12,8 +12,9 @@ What it does, in order:
    to its worked solution, the widgets' dead outputs replaced by the explorer's frames);
    `solutions/*.md` pages with each solution folded; every `docs/*.md`, `lessons/CLAIMS.md` and
    `benchmarks/README.md`; a link to a file that is not a page goes to its source on the code host;
-2. draws the frames of each lesson's first explorer (`docs/explorers.py`; cached in
-   `docs/_build/frames/`, redrawn only when the package or a recipe changes);
+2. draws the frames of every lesson's explorers (`docs/explorers.py`; cached in
+   `docs/_build/frames/`, redrawn only when the package or a recipe changes), so that each plays on
+   its page without a kernel (`docs/_static/frames.js`);
 3. runs Sphinx (MyST-NB, sphinx-book-theme; `docs/conf.py`) with the notebooks' execution off; a
    warning fails the build (after every warning is reported);
 4. puts each lesson's committed notebook where the page's "Download .ipynb" button points.
@@ -65,7 +66,9 @@ CHECK = re.compile(r'exercises\.check\(\s*"(\d\d\.\d+)"')
 BADGE = re.compile(r"\[!\[Open In Colab\]\([^)]*\)\]\([^)]*\)\n*")
 SOLUTION = re.compile(r"^## (\d\d)\.(\d+)\b", re.M)
 ARXIV = re.compile(r"(?<![\w/\[])arXiv:? ?(\d{4}\.\d{4,5})\b(?!\]\()")  # "arXiv 2104.09864", not a link
-CITED = re.compile(r"([A-Z][\w'-]+(?: et al\.| (?:&|and) [A-Z][\w'-]+)) \(?(\d{4})")  # "Su et al. 2021"
+HEADING = re.compile(r"^#{1,4} +(.+?)\s*$", re.M)  # a markdown heading's text
+# "Su et al. 2021", "Bao\net al. (2021", "Press and Smith 2022": who, and the year
+CITED = re.compile(r"([A-Z][\w'-]+(?:\s+et al\.|\s+(?:&|and)\s+[A-Z][\w'-]+))\s+\(?(\d{4})")
 # a row of the README's lessons table: number, title, notebook, question, picture, reading, run, Colab
 LESSON_ROW = re.compile(
     r"^\| (?P<number>\d\d) \| \[(?P<title>[^\]]+)\]\(lessons/(?P<notebook>\w+\.ipynb)\):(?P<question>[^|]*)"
@@ -172,10 +175,10 @@ def solution_labels() -> set[str]:
     return found
 
 
-def player(manifest: dict, lesson: str) -> str:
-    """The HTML of a frame player: the explorer's controls as range inputs over its frames."""
+def player(manifest: dict, lesson: str, index: int, name: str, run: dict | None) -> str:
+    """The HTML of a frame player: explorer `index` of the lesson (`name`, its function), its
+    controls as the page's inputs over its frames (docs/_static/frames.js)."""
     data = json.dumps(manifest).replace("'", "&#39;")
-    run = manifest.get("run")
     drawn = (
         f"drawn by a run of this lesson (seed {run['seed']}, {run['threads']} threads) from the "
         "models it trained"
@@ -183,8 +186,9 @@ def player(manifest: dict, lesson: str) -> str:
         else "drawn when the site was built"
     )
     return (
-        f'<div class="frame-player" data-lesson="{lesson}" data-manifest=\'{data}\'></div>\n\n'
-        f"*On this page the sliders switch between pictures {drawn}, for "
+        f'<div class="frame-player" data-lesson="{lesson}" data-explorer="{index}" data-name="{name}" '
+        f"data-manifest='{data}'></div>\n\n"
+        f"*On this page the controls switch between pictures {drawn}, for "
         f"{len(manifest['frames'])} positions of the explorer's controls; in the notebook (JupyterLab "
         "or Colab) the explorer computes any position.*\n"
     )
@@ -230,11 +234,14 @@ def lesson_page(path: Path, site: dict[str, str], frames: dict, solved: set[str]
         seconds, threads = times[stem]
         line += f" · runs in ~{duration(seconds)} on {threads_said(threads)}"
     cells = []
-    first_explorer = True
+    explorers = 0  # the lesson's explorers so far: the frames' manifest holds them in this order
+    section = nb["cells"][0]["source"] and HEADING.findall("".join(nb["cells"][0]["source"]))[:1]
+    section = section[0] if section else stem
     for i, cell in enumerate(nb["cells"]):
         cell = copy.deepcopy(cell)
         text = "".join(cell["source"])
         if cell["cell_type"] == "markdown":
+            section = (HEADING.findall(text) or [section])[-1]
             text = BADGE.sub("", text)  # the page's own line links to Colab; the badge is an outside image
             cell["source"] = cite(rewrite_links(text, source, site))
             cells.append(cell)
@@ -248,22 +255,16 @@ def lesson_page(path: Path, site: dict[str, str], frames: dict, solved: set[str]
             view = out.get("data", {}).pop(WIDGET, None)
             if view and view.get("model_id") in bars:  # a progress bar: where the run ended
                 out["data"]["text/plain"] = bars[view["model_id"]]
+        if any("image/png" in out.get("data", {}) for out in cell.get("outputs", [])):
+            cell["metadata"]["mystnb"] = {"image": {"alt": figure_alt(stem, section, text)}}
         explorer = EXPLORER.search(text)
         if explorer:
             cell["outputs"] = []  # the widget's text stand-in ("VBox(...)") says nothing on a page
             cells.append(cell)
-            picture = ROOT / "assets" / f"{stem}.png"
-            if first_explorer and stem in frames:
-                cells.append(markdown_cell(player(frames[stem], stem)))
-            elif first_explorer and picture.exists():
-                cells.append(
-                    markdown_cell(
-                        f"![The explorer as the lesson draws it](../assets/{picture.name})\n\n"
-                        f"*The explorer (`{explorer.group(1)}`) shows the models this lesson trains, so "
-                        "it moves only in the notebook (JupyterLab or Colab): above, one position of it "
-                        "from a run of the lesson in the browser test.*"
-                    )
-                )
+            drawn = frames.get(stem, {}).get("explorers", [])
+            if explorers < len(drawn):
+                run = frames[stem].get("run")
+                cells.append(markdown_cell(player(drawn[explorers], stem, explorers, explorer.group(1), run)))
             else:
                 cells.append(
                     markdown_cell(
@@ -271,7 +272,7 @@ def lesson_page(path: Path, site: dict[str, str], frames: dict, solved: set[str]
                         "(JupyterLab or Colab) to move it.*"
                     )
                 )
-            first_explorer = False
+            explorers += 1
             continue
         cells.append(cell)
         check = CHECK.search(text)
@@ -280,6 +281,19 @@ def lesson_page(path: Path, site: dict[str, str], frames: dict, solved: set[str]
             cells.append(markdown_cell(f"Worked solution: {{ref}}`exercise {k} <sol-{k.replace('.', '-')}>`"))
     nb["cells"] = cells
     return nb
+
+
+def figure_alt(stem: str, section: str, code: str) -> str:
+    """A figure's alt text on a lesson's page: where it is and what draws it (the cell's opening
+    comment, else its last line), for a reader who cannot see it."""
+    lines = [line.rstrip() for line in code.splitlines() if line.strip()]
+    comment = next((line.lstrip("# ") for line in lines[:1] if line.startswith("#")), None)
+    # the last statement that starts a line of its own (not a call's closing lines)
+    starts = [line for line in lines if not line[0].isspace() and line[0] not in ")]}\"'#"]
+    call = starts[-1] if starts else ""
+    call = call if len(call) <= 80 else call[:77] + "..."
+    what = comment or (f"drawn by `{call}`" if call else "drawn by the cell above")
+    return f"Lesson {stem[:2]}, {section}: figure {what}"
 
 
 def solutions_page(text: str) -> str:
@@ -331,10 +345,11 @@ def readme_lessons(readme: str) -> list[dict]:
 
 
 def start_frame(manifest: dict) -> str:
-    """The frame of an explorer's starting position (its controls' start values), as the manifest
-    names it ("frames/NN_name/K.png", under docs/_build)."""
-    key = "-".join(str(c["start"]) for c in manifest["controls"])
-    return manifest["frames"][key]
+    """The frame of a lesson's first explorer at its starting position (its controls' start
+    values), as the lesson's manifest names it ("frames/NN_name/0-K.png", under docs/_build)."""
+    first = manifest["explorers"][0]
+    key = "-".join(str(c["start"]) for c in first["controls"])
+    return first["frames"][key]
 
 
 def card_picture(row: dict, frames: dict) -> str | None:
@@ -499,7 +514,7 @@ def citations() -> dict[str, dict]:
                 entry = found.setdefault(m.group(1), {"by": None, "lessons": []})
                 before = CITED.findall(text[max(0, m.start() - 80) : m.start()])
                 if before and not entry["by"]:
-                    entry["by"] = f"{before[-1][0]} {before[-1][1]}"
+                    entry["by"] = " ".join(f"{before[-1][0]} {before[-1][1]}".split())  # over a line break
                 if path.stem not in entry["lessons"]:
                     entry["lessons"].append(path.stem)
     return dict(sorted(found.items()))
@@ -573,7 +588,7 @@ def write_sources(frames: dict) -> None:
 def build(quiet: bool = False) -> float:
     start = time.time()
     sys.path.insert(0, str(DOCS))
-    import explorers  # docs/explorers.py: the frames of each lesson's first explorer
+    import explorers  # docs/explorers.py: the frames of every lesson's explorers
 
     frames = explorers.build_all(FRAMES, quiet=quiet)
     write_sources(frames)

@@ -1,8 +1,9 @@
-"""Frames of each lesson's first explorer for the website, and where they come from.
+"""Frames of every lesson's explorers for the website, and where they come from.
 
-The page's sliders switch between pictures of the explorer at a grid of its controls' positions
-(`minivit.widgets.frames`: at most BUDGET frames, every control's starting value among them); the
-notebook computes any position. The frames come from one of two places:
+The page's controls switch between pictures of an explorer at a grid of its controls' positions
+(`minivit.widgets.frames`: every position of a choice, every value NAMED below, the numbers spread
+over at most BUDGET frames); the notebook computes any position. The frames come from one of two
+places:
 
 - **drawn at build time**, for explorers whose inputs need no training (02, 05, 06, 12: encodings
   drawn by hand; 07: the recorded sweep; 09: the augmentation of eight training images). A recipe
@@ -11,9 +12,9 @@ notebook computes any position. The frames come from one of two places:
   package's sources and recorded files and this file.
 - **recorded by the lesson's run**, for explorers that show a model the lesson trains (00, 01, 03,
   04, 08, 10, 11). `python docs/explorers.py --record` runs those lessons top to bottom with the
-  committed run's seed and threads (0 and 2) and ``MINIVIT_FRAMES`` set, so their first explorer
-  writes its frames into docs/frames/NN/ (committed: the site does not train). Run it again after
-  such a lesson's code changes; `make frames` does.
+  committed run's seed and threads (0 and 2) and ``MINIVIT_FRAMES`` set, so every explorer writes
+  its frames into docs/frames/NN/ (committed: the site does not train). Run it again after such a
+  lesson's code changes; `make frames` does.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ RECORDED = ROOT / "docs" / "frames"  # frames recorded by lesson runs (committed
 LESSONS = ROOT / "lessons"
 
 sys.path.insert(0, str(ROOT))  # the package of this checkout, also when it is not installed
-from minivit.widgets.frames import BUDGET, draw_frames  # noqa: E402
+from minivit.widgets.frames import BUDGET, NAMED_ENV, draw_frames, write_manifest  # noqa: E402
 
 
 def recipe_02():
@@ -93,13 +94,37 @@ def recipe_12():
     return widgets.family_explorer()
 
 
-RECIPES: dict[str, Callable] = {
-    "02_sinusoidal": recipe_02,
-    "05_rope": recipe_05,
-    "06_alibi": recipe_06,
-    "07_init_scale": recipe_07,
-    "09_capstone": recipe_09,
-    "12_rope_family": recipe_12,
+def recipe_12_spiral():
+    from minivit import widgets
+
+    return widgets.spiral_explorer()
+
+
+# a lesson's recipes, one per explorer, in the order the lesson builds them
+RECIPES: dict[str, list[Callable]] = {
+    "02_sinusoidal": [recipe_02],
+    "05_rope": [recipe_05],
+    "06_alibi": [recipe_06],
+    "07_init_scale": [recipe_07],
+    "09_capstone": [recipe_09],
+    "12_rope_family": [recipe_12, recipe_12_spiral],
+}
+
+# The values of a control that a lesson's text names (sets, compares, asks for), by lesson and
+# explorer (its index in the lesson): drawn whatever the budget spreads. Every position of a choice
+# (a menu or toggles) is drawn anyway. tests/test_site.py finds each on the lesson's page.
+NAMED: dict[str, dict[int, dict[str, list]]] = {
+    "01_attention": {0: {"temperature": [0.5, 1.0, 2.0, 5.0, 20.0], "query": [8], "index": [0]}},
+    "02_sinusoidal": {0: {"dim": [16, 64, 256], "base": [10, 100, 10000], "position": [0, 27]}},
+    "03_learned": {0: {"snapshot": [0, 5, 10]}},
+    "04_relative": {0: {"clip": [1, 3], "head": [0, 1, 2, 3]}},
+    "05_rope": {0: {"base": [10, 100, 10000], "index": [0, 7], "angle": [0, 45, 135]}},
+    "06_alibi": {0: {"heads": [2, 4, 6, 8, 12], "head": [2, 3, 8], "query": [18]}},
+    "07_init_scale": {0: {"block": [0, 1]}},
+    "08_resolution": {0: {"size": [16, 24, 48]}},
+    "09_capstone": {0: {"alpha": [0.2, 1.0]}},
+    "11_looking_inside": {0: {"query": [0]}},
+    "12_rope_family": {0: {"strength": [0]}, 1: {"directions": [2, 4, 8, 12]}},
 }
 
 
@@ -128,10 +153,19 @@ def record(recipe: Callable):
     return seen[0]
 
 
-def draw(lesson: str, recipe: Callable, out: Path) -> dict:
-    """Draw a lesson's explorer at a grid of positions into `out`; return its manifest."""
-    view, controls = record(recipe)
-    return draw_frames(view, controls, out, prefix=f"frames/{lesson}", budget=BUDGET)
+def draw(lesson: str, out: Path) -> dict:
+    """Draw each of a lesson's explorers (its recipes) at a grid of positions into `out`; write and
+    return the lesson's manifest."""
+    explorers = []
+    for index, recipe in enumerate(RECIPES[lesson]):
+        view, controls = record(recipe)
+        named = NAMED.get(lesson, {}).get(index)
+        explorers.append(
+            draw_frames(
+                view, controls, out, prefix=f"frames/{lesson}", budget=BUDGET, named=named, index=index
+            )
+        )
+    return write_manifest(out, explorers)
 
 
 def source_key() -> str:
@@ -153,7 +187,7 @@ def _draw_one(lesson: str, out: str) -> tuple[str, dict, float]:
 
     torch.set_num_threads(1)
     start = time.time()
-    manifest = draw(lesson, RECIPES[lesson], Path(out))
+    manifest = draw(lesson, Path(out))
     return lesson, manifest, time.time() - start
 
 
@@ -176,14 +210,18 @@ def build_all(folder: Path, quiet: bool = False, workers: int = 2) -> dict[str, 
         todo.append(lesson)
     if todo:
         import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
 
-        context = multiprocessing.get_context("spawn")  # no torch state carried into the workers
-        with context.Pool(min(workers, len(todo))) as pool:
-            for lesson, manifest, seconds in pool.starmap(_draw_one, [(t, str(folder / t)) for t in todo]):
+        # spawned workers carry no torch state; a worker that fails (or cannot start: a package that
+        # does not import) raises here, where a Pool would wait for it forever
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(min(workers, len(todo)), mp_context=context) as pool:
+            for lesson, manifest, seconds in pool.map(_draw_one, todo, [str(folder / t) for t in todo]):
                 manifests[lesson] = manifest
                 (folder / f"{lesson}.key").write_text(key)
                 if not quiet:
-                    print(f"frames of {lesson}: {len(manifest['frames'])} in {seconds:.1f} s")
+                    count = sum(len(e["frames"]) for e in manifest["explorers"])
+                    print(f"frames of {lesson}: {count} in {seconds:.1f} s")
     for lesson in recorded_lessons():
         out = folder / lesson
         if out.exists():
@@ -212,7 +250,7 @@ def to_record() -> list[Path]:
 
 def record_runs(prefixes: list[str] | None = None, seed: int = 0, threads: int = 2) -> None:
     """Run each lesson of `to_record()` (or those starting with `prefixes`) top to bottom with the
-    committed run's seed and threads, its first explorer writing its frames into docs/frames/NN/.
+    committed run's seed and threads, every explorer writing its frames into docs/frames/NN/.
     The run is the claims sweep's (benchmarks/claims.py): a fresh kernel, claims strict."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import claims
@@ -224,13 +262,15 @@ def record_runs(prefixes: list[str] | None = None, seed: int = 0, threads: int =
     for py in lessons:
         out = RECORDED / py.stem
         os.environ["MINIVIT_FRAMES"] = str(out)
+        os.environ[NAMED_ENV] = json.dumps({str(i): v for i, v in NAMED.get(py.stem, {}).items()})
         start = time.time()
         run = claims.run_lesson(py, seed, threads, timeout=1800)
         if not run["ok"]:
             sys.exit(f"{py.stem} stopped: {run['error']}; its frames in {out} are not to be trusted")
         manifest = json.loads((out / "manifest.json").read_text())
         seconds = time.time() - start
-        print(f"frames of {py.stem}: {len(manifest['frames'])} (the lesson ran in {seconds:.0f} s)")
+        count = sum(len(e["frames"]) for e in manifest["explorers"])
+        print(f"frames of {py.stem}: {count} (the lesson ran in {seconds:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -555,7 +555,7 @@ lesson.claim("RoPE: content moves the best key off the query on most draws",
 #
 # When two generators do not commute, can $e^{A}e^{B}$ still equal $e^{A+B}$? For some special
 # matrices it can. But an offset-only score at *every* position needs commuting generators: ComRoPE
-# (arXiv 2506.03737) proves it.
+# (Yu et al. 2025, arXiv 2506.03737) proves it.
 #
 # ### More directions: keys at one distance
 #

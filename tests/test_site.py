@@ -4,9 +4,10 @@ The site is built from the committed notebooks (docs/build.py; the explorers' fr
 docs/_build/frames), served on loopback, and the home page, every lesson page and every page of
 solutions/ and docs/ are opened. Each must load without a console error or a failed request, have
 its math rendered by MathJax (no raw `$$` left in the text), every image loaded, and every link to
-another page of the site resolve (the page, and the anchor where the link names one). Each lesson's
-frame player (its first explorer; every lesson has one) must switch its picture when a slider is
-moved, as a reader moves it (keyboard).
+another page of the site resolve (the page, and the anchor where the link names one). Every
+explorer of every lesson has a frame player, whose controls are inputs of their kind, offer every
+value the lesson's text names and switch the picture when moved as a reader moves them (keyboard,
+clicks), with alt text and a spoken read-out; at 390 px the figures' text stays legible.
 
 The home page opens on the lessons (within the first screen at 1280x800, before the set-up): a card
 for each row of the README's lessons table with its picture (not a thumbnail), its reading and run
@@ -146,10 +147,118 @@ def test_page(site, browser, path):
         page.close()
 
 
+EXPLORER = re.compile(r"widgets\.(\w+_explorer)\(")
+
+
+def code_of(lesson: str) -> str:
+    """The code cells of a lesson's notebook."""
+    nb = json.loads((ROOT / "lessons" / f"{lesson}.ipynb").read_text())
+    return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+
+
+def named_values() -> dict:
+    """docs/explorers.py's NAMED: the control values each lesson's text names, by explorer."""
+    sys.path.insert(0, str(ROOT / "docs"))
+    import explorers
+
+    return explorers.NAMED
+
+
+PLAYER_STATE = """(root) => {
+  const img = root.querySelector("img.frame-image");
+  return {src: img.getAttribute("src"), alt: img.alt, key: img.dataset.key,
+          status: root.querySelector(".frame-status").textContent};
+}"""
+
+
+def check_player(page, player, lesson: str, k: int, name: str) -> None:
+    """Explorer `k` of a lesson plays: its controls are inputs of their kind (toggles or a menu for
+    a choice, a slider with the value read out for a number, and a play button for training time),
+    every value the lesson's text names is among its positions, each move of a control that says it
+    moves something switches the picture, its alt names the positions and the figure's titles, and
+    a screen reader hears the new picture."""
+    manifest = json.loads(player.get_attribute("data-manifest"))
+    where = f"{lesson}, explorer {k} ({name})"
+    assert player.get_attribute("data-name") == name, f"{where}: the player is another explorer's"
+    for control, values in named_values().get(lesson, {}).get(k, {}).items():
+        labels = next(c["labels"] for c in manifest["controls"] if c["name"] == control)
+        missing = [
+            v for v in values if not {str(v), f"{v:g}" if isinstance(v, float) else str(v)} & set(labels)
+        ]
+        assert not missing, f"{where}: the text names {control} = {missing}; the page offers {labels}"
+    moved = 0
+    for c in manifest["controls"]:
+        row = player.locator(f'.frame-control[data-control="{c["name"]}"]')
+        assert row.count() == 1, f"{where}: no row for the control {c['name']}"
+        if len(c["labels"]) < 2:
+            assert "fixed here" in row.inner_text(), f"{where}: {c['name']} has one position, unsaid"
+            continue
+        before = page.evaluate(PLAYER_STATE, player.element_handle())
+        last = c["labels"][-1] if c["start"] != len(c["labels"]) - 1 else c["labels"][0]
+        if c["kind"] == "choice":
+            toggles, menu = row.locator("button[role=radio]"), row.locator("select")
+            assert toggles.count() + menu.count() > 0, (
+                f"{where}: the choice {c['name']} is not toggles or a menu"
+            )
+            assert row.locator("input[type=range]").count() == 0, (
+                f"{where}: the choice {c['name']} is a slider"
+            )
+            if toggles.count():
+                assert toggles.count() == len(c["labels"])
+                toggles.nth(c["labels"].index(last)).click()
+                assert toggles.nth(c["labels"].index(last)).get_attribute("aria-checked") == "true"
+            else:
+                menu.select_option(label=last)
+        else:
+            slider = row.locator("input[type=range]")
+            assert slider.count() == 1, f"{where}: the number {c['name']} has no slider"
+            assert slider.get_attribute("aria-valuetext") == c["labels"][c["start"]], (
+                f"{where}: a screen reader hears {c['name']}'s index, not its value"
+            )
+            slider.focus()
+            page.keyboard.press("End" if last == c["labels"][-1] else "Home")
+            assert slider.get_attribute("aria-valuetext") == last
+            assert row.locator(".frame-readout").inner_text() == last
+            if c["kind"] == "time":
+                assert row.locator("button.frame-play").count() == 1, (
+                    f"{where}: {c['name']} has no play button"
+                )
+        page.wait_for_function(
+            "([root, key]) => { const i = root.querySelector('img.frame-image');"
+            " return i.dataset.key !== key && i.complete && i.naturalWidth > 0; }",
+            arg=[player.element_handle(), before["key"]],
+            timeout=10_000,
+        )
+        after = page.evaluate(PLAYER_STATE, player.element_handle())
+        assert last in after["alt"] and after["alt"].startswith(name), f"{where}: the alt {after['alt']!r}"
+        assert after["status"] == after["alt"], f"{where}: the move is not read out"
+        note = row.locator(".frame-note")
+        if (
+            after["src"] != before["src"]
+            and manifest["hashes"][after["key"]] != manifest["hashes"][before["key"]]
+        ):
+            moved += 1
+            assert not note.is_visible(), f"{where}: {c['name']} moved the picture yet says it moves nothing"
+    assert moved, f"{where}: no control moved the picture"
+    times = [c for c in manifest["controls"] if c["kind"] == "time" and len(c["labels"]) > 1]
+    for c in times:  # play from the start: the readout walks on by itself
+        row = player.locator(f'.frame-control[data-control="{c["name"]}"]')
+        seen = row.locator(".frame-readout").inner_text()
+        row.locator("button.frame-play").click()
+        assert row.locator("button.frame-play").get_attribute("aria-pressed") == "true"
+        page.wait_for_function(
+            "([row, seen]) => row.querySelector('.frame-readout').textContent !== seen",
+            arg=[row.element_handle(), seen],
+            timeout=10_000,
+        )
+        row.locator("button.frame-play").click()
+        assert row.locator("button.frame-play").get_attribute("aria-pressed") == "false"
+
+
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_lesson_page(site, browser, lesson):
     """A lesson page links to Colab and its source; its checked exercises link to their solutions;
-    its first explorer switches its picture when a slider moves."""
+    every explorer plays (`check_player`)."""
     page, errors = open_page(browser, f"{site}lessons/{lesson}.html")
     try:
         hrefs = page.evaluate("() => [...document.querySelectorAll('a[href]')].map(a => a.href)")
@@ -161,20 +270,56 @@ def test_lesson_page(site, browser, lesson):
         solved = re.findall(r"^## (\d\d\.\d+)", (ROOT / "solutions" / f"{lesson}.md").read_text(), re.M)
         for k in sorted(set(checks) & set(solved)):
             assert any(h.endswith(f"#sol-{k.replace('.', '-')}") for h in hrefs), f"{lesson}: {k} not linked"
+        alts = page.evaluate("() => [...document.images].map(i => [i.getAttribute('src'), i.alt])")
+        unsaid = [src for src, alt in alts if not alt or alt.endswith(".png") or alt == src]
+        assert not unsaid, f"{lesson}: pictures without alt text: {unsaid[:3]}"
+        explorers = EXPLORER.findall(code_of(lesson))
         players = page.locator(".frame-player")
-        assert players.count() >= 1, f"{lesson}: its first explorer has no frames (make frames)"
-        image = players.first.locator("img.frame-image")
-        before = image.get_attribute("src")
-        slider = players.first.locator("input[type=range]").first
-        slider.focus()
-        page.keyboard.press("End" if slider.input_value() != slider.get_attribute("max") else "Home")
-        page.wait_for_function(
-            "([img, src]) => img.getAttribute('src') !== src && img.complete && img.naturalWidth > 0",
-            arg=[image.element_handle(), before],
-            timeout=10_000,
+        assert players.count() == len(explorers), (
+            f"{lesson}: {players.count()} players for its {len(explorers)} explorers (make frames)"
         )
-        assert image.get_attribute("src") != before
+        for k, name in enumerate(explorers):
+            check_player(page, players.nth(k), lesson, k, name)
         assert not errors, f"{lesson}: " + "; ".join(errors)
+    finally:
+        page.close()
+
+
+def test_the_explorers_text_is_legible_on_a_phone(site, browser):
+    """At 390 px every explorer's figure is shown no narrower than keeps its smallest text at
+    MIN_TEXT_PX (9 px; a wider figure scrolls sideways within its frame, and says so), while the
+    page itself stays within the screen."""
+    from minivit.widgets.frames import MIN_TEXT_PX
+
+    page = browser.new_page(**PHONE)
+    small, wide = [], []
+    try:
+        for lesson in LESSONS:
+            page.goto(f"{site}lessons/{lesson}.html", wait_until="load")
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('img.frame-image')]"
+                ".every(i => i.complete && i.naturalWidth > 0)"
+            )
+            found = page.evaluate(
+                """() => [...document.querySelectorAll('.frame-player')].map(p => {
+                  const m = JSON.parse(p.dataset.manifest), img = p.querySelector('img.frame-image');
+                  const box = p.querySelector('.frame-figure');
+                  return {name: p.dataset.name, shown: img.getBoundingClientRect().width,
+                          natural: img.naturalWidth, text: m.text_px,
+                          scrolls: box.scrollWidth > box.clientWidth + 1,
+                          hint: !p.querySelector('.frame-hint').hidden};
+                })"""
+            )
+            for f in found:
+                text = f["text"] * f["shown"] / f["natural"]
+                if text < MIN_TEXT_PX - 0.01:
+                    small.append(f"{lesson} {f['name']}: {text:.1f} px")
+                if f["scrolls"] != f["hint"]:
+                    wide.append(f"{lesson} {f['name']}: scrolls {f['scrolls']}, says so {f['hint']}")
+            width = page.evaluate("() => document.documentElement.scrollWidth")
+            assert width <= PHONE["viewport"]["width"], f"{lesson}: the page is {width} px wide on a phone"
+        assert not small, f"figure text under {MIN_TEXT_PX} px at 390 px: {small}"
+        assert not wide, f"a figure scrolls sideways without saying so (or says so and does not): {wide}"
     finally:
         page.close()
 
@@ -402,6 +547,11 @@ def test_citations_link_to_the_references(site):
             assert f'references.html#{label}"' in page, f"{lesson}: arXiv {number} not linked"
             assert f'id="{label}"' in references, f"the references have no entry for arXiv {number}"
             assert f"https://arxiv.org/abs/{number}" in references
+    sys.path.insert(0, str(ROOT / "docs"))
+    import build
+
+    unsaid = sorted(n for n, entry in build.citations().items() if not entry["by"])
+    assert not unsaid, f"references with no authors (name them before the number, 'Su et al. 2021'): {unsaid}"
 
 
 def lesson_cards(page) -> list[dict]:

@@ -93,9 +93,10 @@ def test_attention_explorer_redraws_for_query_and_temperature():
     states = [bytes(view.value)]
     query.value = 0
     states.append(bytes(view.value))
-    temperature.value = 2.5
+    temperature.value = 20.0  # the largest a lesson names
     states.append(bytes(view.value))
     assert len(set(states)) == 3
+    assert {0.5, 1.0, 2.0, 5.0, 20.0} <= set(temperature.options)
 
 
 def test_sincos_and_learned_explorers_redraw():

@@ -45,6 +45,9 @@ def shuffle_explorer(models: Mapping[str, nn.Module], images: Tensor, *, patch_s
     )
 
 
+TEMPERATURES = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0)
+
+
 @torch.no_grad()
 def attention_view(
     model: nn.Module, image: Tensor, *, query: int, temperature: float = 1.0, layer: int = 0
@@ -77,7 +80,9 @@ def attention_explorer(model: nn.Module, images: Tensor, *, layer: int = 0) -> W
         {
             "index": slider(0, 0, len(images) - 1, "image"),
             "query": slider(n // 2, 0, n - 1, "query patch"),
-            "temperature": slider(1.0, 0.1, 3.0, "temperature", step=0.1),
+            "temperature": W.SelectionSlider(  # spaced as ratios: T = 20 is as far as a lesson goes
+                options=TEMPERATURES, value=1.0, description="temperature", continuous_update=False
+            ),
         },
     )
 
