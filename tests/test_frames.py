@@ -3,6 +3,9 @@ drawn, the manifest the page's player reads, and the frames a lesson's run recor
 
 import hashlib
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -146,3 +149,25 @@ def test_without_minivit_frames_nothing_is_written(tmp_path, monkeypatch, fresh_
     monkeypatch.chdir(tmp_path)
     widgets.sincos_explorer(grid=(4, 4))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_frame_worker_that_cannot_start_stops_the_build_with_an_error(tmp_path):
+    """docs/explorers.py draws in spawned workers. One that cannot import what it is to run (here:
+    the module, gone once the build has begun) stops the build with an error, where a
+    multiprocessing Pool started new workers forever and the build hung."""
+    root = Path(__file__).resolve().parents[1]
+    script = (
+        "import shutil, sys, pathlib\n"
+        f"tmp = pathlib.Path({str(tmp_path)!r})\n"
+        "shutil.copy('docs/explorers.py', tmp / 'gone_explorers.py')\n"
+        "sys.path.insert(0, str(tmp))\n"
+        "import gone_explorers\n"
+        "(tmp / 'gone_explorers.py').unlink()\n"
+        "shutil.rmtree(tmp / '__pycache__', ignore_errors=True)\n"
+        "gone_explorers.source_key = lambda: 'key'\n"
+        "gone_explorers.build_all(tmp / 'out', quiet=True)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode != 0 and "BrokenProcessPool" in done.stderr, done.stderr[-2000:]
